@@ -1,0 +1,80 @@
+/* tracer.h - public API of libtracer.
+ *
+ * Introduction
+ * ------------
+ * libtracer records what the OpenMP offload runtime does without any change
+ * to the program: preload it (LD_PRELOAD=libtracer.so ./app) and the OpenMP
+ * runtime's OMPT interface reports to it. This header is only needed to add
+ * events of your own to the same trace: named regions (begin/end pairs) and
+ * instant marks with a value. They go through the same per-thread lock-free
+ * buffers as the OpenMP events, so they cost the same few nanoseconds.
+ *
+ * Register a name once (slow: takes a lock and copies the string), then use
+ * the returned handle on the hot path:
+ *
+ *     static tracer_region_t solve;
+ *     if (!solve) solve = tracer_region_register("solve");
+ *     tracer_region_begin(solve);
+ *     ...
+ *     tracer_region_end(solve);
+ *
+ * Calling any function here turns tracing on in a program that has no OpenMP.
+ * Every function is safe to call when tracing is off or disabled
+ * (TRACER_ENABLE=0): it then does nothing.
+ *
+ * Link with -ltracer, or preload libtracer.so and declare the functions weak
+ * to keep the program runnable without it.
+ */
+#ifndef TRACER_H
+#define TRACER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRACER_VERSION_MAJOR 0
+#define TRACER_VERSION_MINOR 1
+#define TRACER_VERSION_PATCH 0
+
+/** Opaque handle of a registered region or mark name; 0 is never valid. */
+typedef uint32_t tracer_region_t;
+
+/*! tracer_region_register() :
+ *  Registers @name for regions and marks, and turns tracing on.
+ *  @name : NUL-terminated; copied, so the caller keeps ownership. NULL is
+ *          refused. Registering the same name twice returns the same handle.
+ *  @return : a handle > 0, or 0 on failure (NULL name, out of memory, tracing
+ *            disabled or already ended); passing 0 to the functions below is
+ *            harmless.
+ *  Thread-safe (takes a lock). Not async-signal-safe. Do not call it from
+ *  inside an OMPT callback. Since 0.1.0. */
+tracer_region_t tracer_region_register(const char *name);
+
+/*! tracer_region_begin() / tracer_region_end() :
+ *  Opens / closes a region on the calling thread. Regions must nest per
+ *  thread; an end for a region that is not the innermost open one closes the
+ *  inner ones, marked incomplete, and a begin that never ends is closed at the
+ *  end of the run, marked incomplete.
+ *  @return : 0 on success, -1 when the event was not recorded (tracing off,
+ *            handle 0, no memory); lost events are counted in the trace.
+ *  Thread-safe, lock-free, no syscall or malloc in the steady state.
+ *  Not async-signal-safe. Since 0.1.0. */
+int tracer_region_begin(tracer_region_t region);
+int tracer_region_end(tracer_region_t region);
+
+/*! tracer_mark() :
+ *  Records an instant event named by @region with a 64-bit @value.
+ *  @return, thread-safety : as tracer_region_begin(). Since 0.1.0. */
+int tracer_mark(tracer_region_t region, uint64_t value);
+
+/*! tracer_version_string() :
+ *  @return : the library's version, e.g. "0.1.0" (static storage). */
+const char *tracer_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACER_H */

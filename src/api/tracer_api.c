@@ -1,0 +1,103 @@
+/* tracer_api.c - include/tracer.h: user regions and marks. */
+#include "tracer.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/user_regions.h"
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/lifecycle.h"
+#include "writer/writer.h"
+
+#define TR_STR2(x) #x
+#define TR_STR(x) TR_STR2(x)
+
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **names; /* names[id - 1] */
+static uint32_t names_count, names_cap;
+
+__attribute__((visibility("default"))) tracer_region_t tracer_region_register(const char *name)
+{
+    if (!name)
+        return 0;
+    tr_writer_install();
+    if (!tr_lifecycle_activate("api"))
+        return 0;
+    tracer_region_t id = 0;
+    pthread_mutex_lock(&names_lock);
+    for (uint32_t i = 0; i < names_count; i++) {
+        if (!strcmp(names[i], name)) {
+            id = i + 1;
+            goto out;
+        }
+    }
+    if (names_count == names_cap) {
+        uint32_t cap = names_cap ? 2 * names_cap : 64;
+        char **n = realloc(names, cap * sizeof *n);
+        if (!n)
+            goto out;
+        names = n;
+        names_cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        goto out;
+    names[names_count++] = copy;
+    id = names_count;
+out:
+    pthread_mutex_unlock(&names_lock);
+    return id;
+}
+
+const char *tr_user_region_name(uint32_t id)
+{
+    const char *s = 0;
+    pthread_mutex_lock(&names_lock);
+    if (id >= 1 && id <= names_count)
+        s = names[id - 1];
+    pthread_mutex_unlock(&names_lock);
+    return s;
+}
+
+static inline int record(uint8_t type, uint8_t phase, tracer_region_t region, uint64_t value)
+{
+    if (!region)
+        return -1;
+    uint64_t t = tr_clock_ticks();
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return -1;
+    r->time = t;
+    r->type = type;
+    r->phase = phase;
+    r->sub = 0;
+    r->dev = 0;
+    r->dev2 = 0;
+    r->aux = 0;
+    r->id = region;
+    r->u[0] = value;
+    tr_buf_commit();
+    return 0;
+}
+
+__attribute__((visibility("default"))) int tracer_region_begin(tracer_region_t region)
+{
+    return record(TR_REC_USER_REGION, TR_PHASE_BEGIN, region, 0);
+}
+
+__attribute__((visibility("default"))) int tracer_region_end(tracer_region_t region)
+{
+    return record(TR_REC_USER_REGION, TR_PHASE_END, region, 0);
+}
+
+__attribute__((visibility("default"))) int tracer_mark(tracer_region_t region, uint64_t value)
+{
+    return record(TR_REC_USER_MARK, TR_PHASE_POINT, region, value);
+}
+
+__attribute__((visibility("default"))) const char *tracer_version_string(void)
+{
+    return TR_STR(TRACER_VERSION_MAJOR) "." TR_STR(TRACER_VERSION_MINOR) "." TR_STR(TRACER_VERSION_PATCH);
+}

@@ -1,0 +1,69 @@
+#include "core/clock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tr_clock_use_tsc;
+
+static uint64_t tick0, ns0, tick1, ns1;
+static int64_t realtime_offset;
+
+/* Both flags mean the TSC runs at a fixed rate through P- and C-states, the
+ * only case where a linear tick->ns mapping holds for the whole run. */
+static int tsc_is_invariant(void)
+{
+#ifdef TR_HAVE_TSC
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) == 0) {
+            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+            break;
+        }
+    }
+    fclose(f);
+    return ok;
+#else
+    return 0;
+#endif
+}
+
+void tr_clock_init(void)
+{
+    const char *want = getenv("TRACER_CLOCK");
+    tr_clock_use_tsc = (!want || strcmp(want, "monotonic") != 0) && tsc_is_invariant();
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    ns0 = tr_clock_mono_ns();
+    tick0 = tr_clock_ticks();
+    realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec) - (int64_t)ns0;
+}
+
+void tr_clock_calibrate_end(void)
+{
+    if (!tr_clock_use_tsc) {
+        tick1 = ns1 = tr_clock_mono_ns();
+        return;
+    }
+    do {
+        ns1 = tr_clock_mono_ns();
+        tick1 = tr_clock_ticks();
+    } while (ns1 - ns0 < 20000000u);
+}
+
+uint64_t tr_clock_to_ns(uint64_t ticks)
+{
+    if (!tr_clock_use_tsc)
+        return ticks;
+    long double rate = (long double)(ns1 - ns0) / (long double)(tick1 - tick0);
+    long double d = ((long double)ticks - (long double)tick0) * rate;
+    return (uint64_t)((long double)ns0 + d);
+}
+
+int64_t tr_clock_realtime_offset_ns(void) { return realtime_offset; }
+
+const char *tr_clock_source_name(void) { return tr_clock_use_tsc ? "tsc" : "monotonic"; }

@@ -1,0 +1,25 @@
+/* lifecycle.h - when tracing starts, and the single end of a run.
+ *
+ * tracer is inert until a producer activates it: the OpenMP runtime calling
+ * ompt_start_tool, or the program using include/tracer.h. A process that does
+ * neither (a shell, mpiexec, a compiler) gets no trace and no output.
+ * The end runs exactly once, at whichever comes first of the OMPT finalize
+ * callback, exit() and the library destructor. core/ does not know the
+ * writer: the writer registers itself as the end hook. */
+#ifndef TR_CORE_LIFECYCLE_H
+#define TR_CORE_LIFECYCLE_H
+
+#include <stdint.h>
+
+typedef void (*tr_end_hook)(uint64_t end_ticks);
+
+/* Starts recording; idempotent and thread-safe. Returns 1 when active. */
+int tr_lifecycle_activate(const char *why);
+/* Nonzero once activated (and not yet ended). */
+int tr_lifecycle_active(void);
+/* Runs the end hook once; later calls return at once. */
+void tr_lifecycle_end(const char *why);
+/* Installed by the writer before activation. */
+void tr_lifecycle_set_end_hook(tr_end_hook hook);
+
+#endif

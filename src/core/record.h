@@ -1,0 +1,50 @@
+/* record.h - the fixed-size record every producer writes into a thread buffer.
+ *
+ * One layout for every event keeps the hot path a 64-byte copy and lets the
+ * writer (and later the journal) walk chunks as plain arrays. Field meaning
+ * per record type is listed below; docs/trace-model.md says how each becomes
+ * OTF2. */
+#ifndef TR_CORE_RECORD_H
+#define TR_CORE_RECORD_H
+
+#include <stdint.h>
+
+enum tr_rec_type {
+    TR_REC_NONE = 0,
+    TR_REC_TARGET,        /* id=target_id sub=ompt_target_t dev=device u0=codeptr_ra */
+    TR_REC_DATA_OP,       /* id=host_op_id sub=optype dev=src dev2=dst
+                           * begin: u0=target_id u1=src u2=dst u3=bytes
+                           * end:   u0=codeptr   u1=src u2=dst u3=bytes */
+    TR_REC_SUBMIT,        /* id=host_op_id dev=device u0=target_id aux=requested teams */
+    TR_REC_DEVICE_INIT,   /* dev, u0=(const char *) type, copied */
+    TR_REC_DEVICE_FINI,   /* dev */
+    TR_REC_DEVICE_LOAD,   /* dev id=module_id u0=(const char *) file, copied
+                           * u1=host_addr u2=bytes u3=device_addr */
+    TR_REC_DEVICE_UNLOAD, /* dev id=module_id */
+    TR_REC_TARGET_MAP,    /* id=target_id aux=nitems */
+    TR_REC_USER_REGION,   /* id=tracer_region_t */
+    TR_REC_USER_MARK,     /* id=tracer_region_t u0=value */
+    TR_REC_TYPE_COUNT
+};
+
+enum tr_rec_phase {
+    TR_PHASE_BEGIN = 1,
+    TR_PHASE_END = 2,
+    TR_PHASE_POINT = 3, /* an event with no duration (non-EMI fallbacks, marks) */
+};
+
+typedef struct tr_record {
+    uint64_t time;  /* raw clock ticks, see clock.h */
+    uint8_t type;   /* enum tr_rec_type */
+    uint8_t phase;  /* enum tr_rec_phase */
+    uint16_t sub;
+    int32_t dev;
+    int32_t dev2;
+    uint32_t aux;
+    uint64_t id;
+    uint64_t u[4];
+} tr_record;
+
+_Static_assert(sizeof(tr_record) == 64, "a record is one cache line");
+
+#endif

@@ -1,0 +1,229 @@
+/* ompt_callbacks.c - OMPT target callbacks -> records (the hot path).
+ *
+ * EMI callbacks let the tool own the ids: at begin we write our own id into
+ * target_data / *host_op_id, and the runtime hands the same storage back at
+ * end, so begin and end pair exactly even when operations nest or overlap. */
+#include "ompt/ompt_callbacks.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/ids.h"
+
+/* target_submit carries no device number; the enclosing target construct on
+ * this thread does. */
+static __thread int32_t cur_target_device __attribute__((tls_model("initial-exec"))) = -1;
+
+static inline uint8_t phase_of(ompt_scope_endpoint_t e)
+{
+    return e == ompt_scope_begin ? TR_PHASE_BEGIN : e == ompt_scope_end ? TR_PHASE_END : TR_PHASE_POINT;
+}
+
+/* Device strings may live in a plugin unloaded before the writer runs, so the
+ * rare device callbacks keep their own copy. */
+static uint64_t copy_string(const char *s)
+{
+    return s ? (uint64_t)(uintptr_t)strdup(s) : 0;
+}
+
+void tr_ompt_device_initialize(int device_num, const char *type, ompt_device_t *device,
+                               ompt_function_lookup_t lookup, const char *documentation)
+{
+    (void)device, (void)lookup, (void)documentation;
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_DEVICE_INIT, .phase = TR_PHASE_POINT,
+                     .dev = device_num, .u = {copy_string(type)}};
+    tr_buf_commit();
+}
+
+void tr_ompt_device_finalize(int device_num)
+{
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_DEVICE_FINI, .phase = TR_PHASE_POINT,
+                     .dev = device_num};
+    tr_buf_commit();
+}
+
+void tr_ompt_device_load(int device_num, const char *filename, int64_t offset_in_file,
+                         void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
+                         uint64_t module_id)
+{
+    (void)offset_in_file, (void)vma_in_file;
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_DEVICE_LOAD, .phase = TR_PHASE_POINT,
+                     .dev = device_num, .id = module_id,
+                     .u = {copy_string(filename), (uintptr_t)host_addr, bytes, (uintptr_t)device_addr}};
+    tr_buf_commit();
+}
+
+void tr_ompt_device_unload(int device_num, uint64_t module_id)
+{
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_DEVICE_UNLOAD, .phase = TR_PHASE_POINT,
+                     .dev = device_num, .id = module_id};
+    tr_buf_commit();
+}
+
+static inline void record_target(ompt_target_t kind, uint8_t phase, int device_num, uint64_t target_id,
+                                 const void *codeptr_ra)
+{
+    uint64_t t = tr_clock_ticks();
+    if (phase == TR_PHASE_BEGIN)
+        cur_target_device = device_num;
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    r->time = t;
+    r->type = TR_REC_TARGET;
+    r->phase = phase;
+    r->sub = (uint16_t)kind;
+    r->dev = device_num;
+    r->dev2 = 0;
+    r->aux = 0;
+    r->id = target_id;
+    r->u[0] = (uintptr_t)codeptr_ra;
+    r->u[1] = r->u[2] = r->u[3] = 0;
+    tr_buf_commit();
+}
+
+void tr_ompt_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                        ompt_data_t *task_data, ompt_data_t *target_task_data,
+                        ompt_data_t *target_data, const void *codeptr_ra)
+{
+    (void)task_data, (void)target_task_data;
+    if (endpoint == ompt_scope_begin && target_data)
+        target_data->value = tr_ids_new();
+    record_target(kind, phase_of(endpoint), device_num, target_data ? target_data->value : 0, codeptr_ra);
+}
+
+static inline void record_data_op(uint8_t phase, uint64_t target_id, uint64_t op_id,
+                                  ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                                  void *dest_addr, int dest_device_num, size_t bytes,
+                                  const void *codeptr_ra)
+{
+    uint64_t t = tr_clock_ticks();
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    r->time = t;
+    r->type = TR_REC_DATA_OP;
+    r->phase = phase;
+    r->sub = (uint16_t)optype;
+    r->dev = src_device_num;
+    r->dev2 = dest_device_num;
+    r->aux = 0;
+    r->id = op_id;
+    /* The begin keeps the target id, the end the code pointer: together the
+     * pair carries every argument within one fixed-size record each. */
+    r->u[0] = phase == TR_PHASE_END ? (uintptr_t)codeptr_ra : target_id;
+    r->u[1] = (uintptr_t)src_addr;
+    r->u[2] = (uintptr_t)dest_addr;
+    r->u[3] = bytes;
+    tr_buf_commit();
+}
+
+void tr_ompt_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                                ompt_data_t *target_data, ompt_id_t *host_op_id,
+                                ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                                void *dest_addr, int dest_device_num, size_t bytes,
+                                const void *codeptr_ra)
+{
+    (void)target_task_data;
+    uint64_t op = 0;
+    if (host_op_id) {
+        if (endpoint == ompt_scope_begin)
+            *host_op_id = tr_ids_new();
+        op = *host_op_id;
+    }
+    record_data_op(phase_of(endpoint), target_data ? target_data->value : 0, op, optype, src_addr,
+                   src_device_num, dest_addr, dest_device_num, bytes, codeptr_ra);
+}
+
+static inline void record_submit(uint8_t phase, uint64_t target_id, uint64_t op_id, unsigned int teams)
+{
+    uint64_t t = tr_clock_ticks();
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    r->time = t;
+    r->type = TR_REC_SUBMIT;
+    r->phase = phase;
+    r->sub = 0;
+    r->dev = cur_target_device;
+    r->dev2 = 0;
+    r->aux = teams;
+    r->id = op_id;
+    r->u[0] = target_id;
+    r->u[1] = r->u[2] = r->u[3] = 0;
+    tr_buf_commit();
+}
+
+void tr_ompt_target_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+                               ompt_id_t *host_op_id, unsigned int requested_num_teams)
+{
+    uint64_t op = 0;
+    if (host_op_id) {
+        if (endpoint == ompt_scope_begin)
+            *host_op_id = tr_ids_new();
+        op = *host_op_id;
+    }
+    record_submit(phase_of(endpoint), target_data ? target_data->value : 0, op, requested_num_teams);
+}
+
+void tr_ompt_target_map_emi(ompt_data_t *target_data, unsigned int nitems, void **host_addr,
+                            void **device_addr, size_t *bytes, unsigned int *mapping_flags,
+                            const void *codeptr_ra)
+{
+    (void)host_addr, (void)device_addr, (void)bytes, (void)mapping_flags, (void)codeptr_ra;
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_TARGET_MAP, .phase = TR_PHASE_POINT,
+                     .id = target_data ? target_data->value : 0, .aux = nitems};
+    tr_buf_commit();
+}
+
+/* --- OpenMP 5.0 variants: the runtime owns the ids. -------------------- */
+
+void tr_ompt_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                    ompt_data_t *task_data, ompt_id_t target_id, const void *codeptr_ra)
+{
+    (void)task_data;
+    record_target(kind, phase_of(endpoint), device_num, target_id, codeptr_ra);
+}
+
+void tr_ompt_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id, ompt_target_data_op_t optype,
+                            void *src_addr, int src_device_num, void *dest_addr, int dest_device_num,
+                            size_t bytes, const void *codeptr_ra)
+{
+    record_data_op(TR_PHASE_POINT, target_id, host_op_id, optype, src_addr, src_device_num, dest_addr,
+                   dest_device_num, bytes, codeptr_ra);
+}
+
+void tr_ompt_target_submit(ompt_id_t target_id, ompt_id_t host_op_id, unsigned int requested_num_teams)
+{
+    record_submit(TR_PHASE_POINT, target_id, host_op_id, requested_num_teams);
+}
+
+void tr_ompt_target_map(ompt_id_t target_id, unsigned int nitems, void **host_addr, void **device_addr,
+                        size_t *bytes, unsigned int *mapping_flags, const void *codeptr_ra)
+{
+    (void)host_addr, (void)device_addr, (void)bytes, (void)mapping_flags, (void)codeptr_ra;
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_TARGET_MAP, .phase = TR_PHASE_POINT,
+                     .id = target_id, .aux = nitems};
+    tr_buf_commit();
+}

@@ -1,0 +1,85 @@
+/* ompt_start.c - the OMPT entry point and callback registration.
+ *
+ * ompt_start_tool is the only OMPT-named symbol tracer defines. It is called
+ * by an OMPT-capable OpenMP runtime and by nothing else, which is what keeps
+ * tracer inert in shells, launchers and compilers it is preloaded into. */
+#include <omp-tools.h>
+#include <stddef.h>
+
+#include "core/lifecycle.h"
+#include "core/log.h"
+#include "ompt/ompt_callbacks.h"
+#include "ompt/ompt_registration.h"
+#include "writer/writer.h"
+
+static tr_ompt_registration registrations[TR_OMPT_MAX_REGISTRATIONS];
+static int registration_count;
+
+static int try_register(ompt_set_callback_t set_callback, ompt_callbacks_t which, const char *name,
+                        ompt_callback_t fn)
+{
+    int r = set_callback(which, fn);
+    if (registration_count < TR_OMPT_MAX_REGISTRATIONS)
+        registrations[registration_count++] = (tr_ompt_registration){name, r};
+    /* ompt_set_never (1) means the callback will never be invoked. */
+    return r > ompt_set_never;
+}
+
+#define REG(which, fn) try_register(set_callback, which, #which, (ompt_callback_t)(fn))
+
+static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
+{
+    (void)initial_device_num, (void)tool_data;
+    ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set_callback) {
+        tr_log("ompt: the OpenMP runtime offers no ompt_set_callback; OpenMP is not traced");
+        return 0;
+    }
+    tr_writer_install();
+    if (!tr_lifecycle_activate("ompt"))
+        return 0;
+
+    int n = 0;
+    n += REG(ompt_callback_device_initialize, tr_ompt_device_initialize);
+    n += REG(ompt_callback_device_finalize, tr_ompt_device_finalize);
+    n += REG(ompt_callback_device_load, tr_ompt_device_load);
+    n += REG(ompt_callback_device_unload, tr_ompt_device_unload);
+    if (!REG(ompt_callback_target_emi, tr_ompt_target_emi))
+        n += REG(ompt_callback_target, tr_ompt_target);
+    else
+        n++;
+    if (!REG(ompt_callback_target_data_op_emi, tr_ompt_target_data_op_emi))
+        n += REG(ompt_callback_target_data_op, tr_ompt_target_data_op);
+    else
+        n++;
+    if (!REG(ompt_callback_target_submit_emi, tr_ompt_target_submit_emi))
+        n += REG(ompt_callback_target_submit, tr_ompt_target_submit);
+    else
+        n++;
+    if (!REG(ompt_callback_target_map_emi, tr_ompt_target_map_emi))
+        n += REG(ompt_callback_target_map, tr_ompt_target_map);
+    else
+        n++;
+    return 1; /* keep the tool even with no target callback: user regions still work */
+    (void)n;
+}
+
+static void tr_ompt_finalize(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+    tr_lifecycle_end("ompt finalize");
+}
+
+__attribute__((visibility("default"))) ompt_start_tool_result_t *
+ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+    (void)omp_version, (void)runtime_version;
+    static ompt_start_tool_result_t result = {tr_ompt_initialize, tr_ompt_finalize, {0}};
+    return &result;
+}
+
+const tr_ompt_registration *tr_ompt_registrations(int *count)
+{
+    *count = registration_count;
+    return registrations;
+}

@@ -1,0 +1,137 @@
+/* otf2_device_events.c - kernels, device events and the memory metric on a
+ * device's stream locations. */
+#include <stdlib.h>
+
+#include "writer/writer_internal.h"
+
+enum { EV_LEAVE, EV_POINT, EV_METRIC, EV_ENTER };
+
+typedef struct lane_event {
+    uint64_t time;
+    int kind;
+    size_t index; /* item or metric */
+} lane_event;
+
+static int by_time_kind(const void *a, const void *b)
+{
+    const lane_event *x = a, *y = b;
+    if (x->time != y->time)
+        return (x->time > y->time) - (x->time < y->time);
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static void attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v)
+{
+    OTF2_AttributeValue val;
+    switch (tr_defs_attr_type(a)) {
+    case OTF2_TYPE_INT32: val.int32 = (int32_t)v; break;
+    case OTF2_TYPE_UINT32: val.uint32 = (uint32_t)v; break;
+    case OTF2_TYPE_UINT8: val.uint8 = (uint8_t)v; break;
+    default: val.uint64 = v; break;
+    }
+    OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, tr_defs_attr_type(a), val);
+}
+
+static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s)
+{
+    OTF2_AttributeValue val;
+    val.stringRef = tr_defs_string(w, s);
+    OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, OTF2_TYPE_STRING, val);
+}
+
+static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_dev_item *it)
+{
+    const tr_record *r = it->rec;
+    switch (r->type) {
+    case TR_REC_SUBMIT:
+        attr(al, TR_ATTR_HOST_OP_ID, r->id);
+        attr(al, TR_ATTR_TARGET_ID, r->u[0]);
+        attr(al, TR_ATTR_TEAMS, r->aux);
+        break;
+    case TR_REC_DEVICE_INIT:
+        attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+        if (r->u[0])
+            attr_string(w, al, TR_ATTR_DEVICE_TYPE, (const char *)(uintptr_t)r->u[0]);
+        break;
+    case TR_REC_DEVICE_LOAD:
+        attr(al, TR_ATTR_MODULE_ID, r->id);
+        if (r->u[0])
+            attr_string(w, al, TR_ATTR_FILE, (const char *)(uintptr_t)r->u[0]);
+        attr(al, TR_ATTR_HOST_ADDR, r->u[1]);
+        attr(al, TR_ATTR_BYTES, r->u[2]);
+        attr(al, TR_ATTR_DEVICE_ADDR, r->u[3]);
+        break;
+    case TR_REC_DEVICE_UNLOAD:
+        attr(al, TR_ATTR_MODULE_ID, r->id);
+        break;
+    default:
+        attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+        break;
+    }
+}
+
+int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents)
+{
+    tr_device *d = &w->devices[device];
+    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, d->first_location + lane);
+    OTF2_AttributeList *al = OTF2_AttributeList_New();
+    size_t n = 0, cap = 2 * d->nitems + (lane == 0 ? d->nmetrics : 0) + 1;
+    lane_event *ev = malloc(cap * sizeof *ev);
+    if (!ew || !al || !ev) {
+        free(ev);
+        if (al)
+            OTF2_AttributeList_Delete(al);
+        return -1;
+    }
+    for (size_t i = 0; i < d->nitems; i++) {
+        const tr_dev_item *it = &d->items[i];
+        if (it->lane != lane)
+            continue;
+        if (it->is_point || it->start == it->end) {
+            ev[n++] = (lane_event){it->start, EV_POINT, i};
+        } else {
+            ev[n++] = (lane_event){it->start, EV_ENTER, i};
+            ev[n++] = (lane_event){it->end, EV_LEAVE, i};
+        }
+    }
+    if (lane == 0)
+        for (size_t i = 0; i < d->nmetrics; i++)
+            ev[n++] = (lane_event){d->metrics[i].time, EV_METRIC, i};
+    qsort(ev, n, sizeof *ev, by_time_kind);
+
+    if (lane == 0)
+        OTF2_EvtWriter_RmaWinCreate(ew, 0, w->t_min, (OTF2_RmaWinRef)device);
+    for (size_t i = 0; i < n; i++) {
+        const tr_dev_item *it = ev[i].kind == EV_METRIC ? 0 : &d->items[ev[i].index];
+        switch (ev[i].kind) {
+        case EV_ENTER:
+            item_attributes(w, al, it);
+            OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
+            break;
+        case EV_LEAVE:
+            if (it->incomplete)
+                attr(al, TR_ATTR_INCOMPLETE, 1);
+            OTF2_EvtWriter_Leave(ew, al, ev[i].time, it->region);
+            break;
+        case EV_POINT:
+            item_attributes(w, al, it);
+            OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
+            OTF2_EvtWriter_Leave(ew, 0, ev[i].time, it->region);
+            break;
+        case EV_METRIC: {
+            OTF2_Type type = OTF2_TYPE_UINT64;
+            OTF2_MetricValue v = {.unsigned_int = d->metrics[ev[i].index].value};
+            OTF2_EvtWriter_Metric(ew, 0, ev[i].time, 0, 1, &type, &v);
+            break;
+        }
+        }
+    }
+    if (lane == 0)
+        OTF2_EvtWriter_RmaWinDestroy(ew, 0, w->t_max, (OTF2_RmaWinRef)device);
+    free(ev);
+    OTF2_EvtWriter_GetNumberOfEvents(ew, nevents);
+    OTF2_AttributeList_Delete(al);
+    return OTF2_Archive_CloseEvtWriter(ar, ew) == OTF2_SUCCESS ? 0 : -1;
+}

@@ -1,0 +1,224 @@
+/* otf2_host_events.c - one host thread's records -> OTF2 events on its
+ * CPU_THREAD location.
+ *
+ * Regions are kept on a stack: an end closes its own begin and, first, any
+ * region opened inside it whose end never came (marked incomplete). Regions
+ * still open at the end of the stream close at the end of the run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "writer/writer_internal.h"
+
+typedef struct open_region {
+    uint8_t type;
+    uint64_t id;
+    uint32_t region;
+    int32_t rma_win; /* -1: none */
+} open_region;
+
+typedef struct host_ctx {
+    tr_writer *w;
+    OTF2_EvtWriter *ew;
+    OTF2_AttributeList *al;
+    open_region *stack;
+    size_t depth, cap;
+    uint64_t last_time;
+} host_ctx;
+
+static void attr_u64(host_ctx *c, enum tr_attr a, uint64_t v)
+{
+    OTF2_AttributeValue val;
+    switch (tr_defs_attr_type(a)) {
+    case OTF2_TYPE_INT32: val.int32 = (int32_t)v; break;
+    case OTF2_TYPE_UINT32: val.uint32 = (uint32_t)v; break;
+    case OTF2_TYPE_UINT8: val.uint8 = (uint8_t)v; break;
+    default: val.uint64 = v; break;
+    }
+    OTF2_AttributeList_AddAttribute(c->al, (OTF2_AttributeRef)a, tr_defs_attr_type(a), val);
+}
+
+static int push(host_ctx *c, open_region o)
+{
+    if (c->depth == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 32;
+        open_region *s = realloc(c->stack, cap * sizeof *s);
+        if (!s)
+            return -1;
+        c->stack = s;
+        c->cap = cap;
+    }
+    c->stack[c->depth++] = o;
+    return 0;
+}
+
+static void leave(host_ctx *c, const open_region *o, uint64_t t, int incomplete)
+{
+    if (o->rma_win >= 0)
+        OTF2_EvtWriter_RmaOpCompleteBlocking(c->ew, 0, t, (OTF2_RmaWinRef)o->rma_win, o->id);
+    if (incomplete) {
+        attr_u64(c, TR_ATTR_INCOMPLETE, 1);
+        c->w->incomplete++;
+    }
+    OTF2_EvtWriter_Leave(c->ew, c->al, t, o->region);
+}
+
+/* Closes the innermost region (type, id); returns 0 when it was not open. */
+static int close_region(host_ctx *c, uint8_t type, uint64_t id, uint64_t t)
+{
+    size_t i = c->depth;
+    while (i > 0 && !(c->stack[i - 1].type == type && c->stack[i - 1].id == id))
+        i--;
+    if (i == 0)
+        return 0;
+    while (c->depth > i)
+        leave(c, &c->stack[--c->depth], t, 1);
+    leave(c, &c->stack[--c->depth], t, 0);
+    return 1;
+}
+
+static int32_t rma_window(tr_writer *w, int device)
+{
+    tr_device *d = tr_model_device(w, device);
+    return d ? (int32_t)(d - w->devices) : -1;
+}
+
+/* Rank of the device stream in its window's communicator: it is last. */
+static uint32_t rma_remote(tr_writer *w) { return (uint32_t)w->data.nstreams; }
+
+static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
+{
+    tr_writer *w = c->w;
+    uint32_t region = tr_defs_region_data_op(w, r->sub);
+    uint64_t bytes = end ? end->u[3] : r->u[3];
+    uint64_t known;
+    if (tr_optype_is_delete(r->sub) && !bytes && tr_u64map_get(&w->delete_bytes, r->id, &known))
+        bytes = known;
+    attr_u64(c, TR_ATTR_OPTYPE, r->sub);
+    attr_u64(c, TR_ATTR_TARGET_ID, r->u[0]);
+    attr_u64(c, TR_ATTR_HOST_OP_ID, r->id);
+    attr_u64(c, TR_ATTR_SRC_ADDR, r->u[1]);
+    attr_u64(c, TR_ATTR_SRC_DEVICE, (uint64_t)(int64_t)r->dev);
+    attr_u64(c, TR_ATTR_DST_ADDR, end ? end->u[2] : r->u[2]);
+    attr_u64(c, TR_ATTR_DST_DEVICE, (uint64_t)(int64_t)(end ? end->dev2 : r->dev2));
+    attr_u64(c, TR_ATTR_BYTES, bytes);
+    if (end && end->u[0])
+        attr_u64(c, TR_ATTR_CODEPTR, end->u[0]);
+    OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
+
+    open_region o = {TR_REC_DATA_OP, r->id, region, -1};
+    if (tr_optype_is_to_device(r->sub) && (o.rma_win = rma_window(w, r->dev2)) >= 0)
+        OTF2_EvtWriter_RmaPut(c->ew, 0, r->time, (OTF2_RmaWinRef)o.rma_win, rma_remote(w), bytes, r->id);
+    else if (tr_optype_is_from_device(r->sub) && (o.rma_win = rma_window(w, r->dev)) >= 0)
+        OTF2_EvtWriter_RmaGet(c->ew, 0, r->time, (OTF2_RmaWinRef)o.rma_win, rma_remote(w), bytes, r->id);
+    else
+        o.rma_win = -1;
+
+    if (r->phase == TR_PHASE_POINT)
+        leave(c, &o, r->time, 0);
+    else
+        push(c, o);
+}
+
+static void write_target(host_ctx *c, const tr_record *r)
+{
+    uint32_t region = tr_defs_region_target(c->w, r->sub, r->u[0]);
+    attr_u64(c, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+    attr_u64(c, TR_ATTR_TARGET_ID, r->id);
+    attr_u64(c, TR_ATTR_CODEPTR, r->u[0]);
+    OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
+    open_region o = {TR_REC_TARGET, r->id, region, -1};
+    if (r->phase == TR_PHASE_POINT)
+        leave(c, &o, r->time, 0);
+    else
+        push(c, o);
+}
+
+static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
+{
+    char buf[8192];
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    OTF2_StringRef args[64];
+    uint32_t nargs = 0;
+    OTF2_StringRef name = tr_defs_string(w, n ? buf : "unknown");
+    for (size_t i = strlen(buf) + 1; i < n && nargs < 64; i += strlen(buf + i) + 1)
+        args[nargs++] = tr_defs_string(w, buf + i);
+    OTF2_EvtWriter_ProgramBegin(ew, 0, w->t_min, name, nargs, args);
+}
+
+int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents)
+{
+    const tr_stream *st = &w->data.streams[stream];
+    host_ctx c = {.w = w, .ew = OTF2_Archive_GetEvtWriter(ar, tr_host_location(w, stream)),
+                  .al = OTF2_AttributeList_New()};
+    if (!c.ew || !c.al) {
+        if (c.al)
+            OTF2_AttributeList_Delete(c.al);
+        return -1;
+    }
+    /* Data-op ends follow their begins closely; index them so the Enter can
+     * carry what only the end reports (the address an alloc produced). */
+    tr_u64map ends = {0};
+    for (size_t i = 0; i < st->n; i++)
+        if (st->rec[i].type == TR_REC_DATA_OP && st->rec[i].phase == TR_PHASE_END && st->rec[i].id)
+            tr_u64map_put(&ends, st->rec[i].id, i);
+
+    if (stream == 0)
+        write_program_begin(w, c.ew);
+    for (size_t i = 0; i < st->n; i++) {
+        const tr_record *r = &st->rec[i];
+        uint64_t e;
+        switch (r->type) {
+        case TR_REC_TARGET:
+            if (r->phase == TR_PHASE_END) {
+                if (!close_region(&c, TR_REC_TARGET, r->id, r->time))
+                    w->stray_ends++;
+            } else {
+                write_target(&c, r);
+            }
+            break;
+        case TR_REC_DATA_OP:
+            if (r->phase == TR_PHASE_END) {
+                if (!close_region(&c, TR_REC_DATA_OP, r->id, r->time))
+                    w->stray_ends++;
+            } else {
+                write_data_op(&c, r, r->id && tr_u64map_get(&ends, r->id, &e) ? &st->rec[e] : 0);
+            }
+            break;
+        case TR_REC_USER_REGION: {
+            uint32_t region = tr_defs_region_user(w, (uint32_t)r->id, 0);
+            if (r->phase == TR_PHASE_BEGIN) {
+                OTF2_EvtWriter_Enter(c.ew, 0, r->time, region);
+                push(&c, (open_region){TR_REC_USER_REGION, r->id, region, -1});
+            } else if (!close_region(&c, TR_REC_USER_REGION, r->id, r->time)) {
+                w->stray_ends++;
+            }
+            break;
+        }
+        case TR_REC_USER_MARK: {
+            uint32_t region = tr_defs_region_user(w, (uint32_t)r->id, 1);
+            attr_u64(&c, TR_ATTR_VALUE, r->u[0]);
+            OTF2_EvtWriter_Enter(c.ew, c.al, r->time, region);
+            OTF2_EvtWriter_Leave(c.ew, 0, r->time, region);
+            break;
+        }
+        default:
+            break; /* device events and kernels live on device locations */
+        }
+    }
+    while (c.depth)
+        leave(&c, &c.stack[--c.depth], w->t_max, 1);
+    if (stream == 0)
+        OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->t_max, OTF2_UNDEFINED_INT64);
+
+    tr_u64map_free(&ends);
+    free(c.stack);
+    OTF2_EvtWriter_GetNumberOfEvents(c.ew, nevents);
+    OTF2_AttributeList_Delete(c.al);
+    return OTF2_Archive_CloseEvtWriter(ar, c.ew) == OTF2_SUCCESS ? 0 : -1;
+}

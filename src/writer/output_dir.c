@@ -1,0 +1,86 @@
+#include "writer/output_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+#define MAX_SUFFIX 1000
+
+static void exe_name(char *out, size_t size)
+{
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    const char *base = "app";
+    if (n > 0) {
+        path[n] = 0;
+        const char *slash = strrchr(path, '/');
+        base = slash ? slash + 1 : path;
+    }
+    size_t n = strlen(base);
+    if (n >= size)
+        n = size - 1;
+    memcpy(out, base, n);
+    out[n] = 0;
+}
+
+/* An existing directory is reused only when it is a real directory (not a
+ * link) of ours that holds no trace yet: users often mkdir TRACER_OUTPUT
+ * ahead of a job. */
+static int usable_existing(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return 0;
+    static const char *const names[] = {"traces.otf2", "traces.def", "traces"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        if (lstat(p, &st) == 0 || errno != ENOENT)
+            return 0;
+    }
+    return 1;
+}
+
+int tr_output_dir_create(char *dir, size_t size)
+{
+    const char *env = getenv("TRACER_OUTPUT");
+    char base[4096];
+    if (env && *env) {
+        snprintf(base, sizeof base, "%s", env);
+        size_t n = strlen(base);
+        while (n > 1 && base[n - 1] == '/')
+            base[--n] = 0;
+    } else {
+        char exe[256], stamp[32];
+        exe_name(exe, sizeof exe);
+        time_t now = time(0);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(base, sizeof base, "tracer-%s-%s-%ld", exe, stamp, (long)getpid());
+    }
+    for (int i = 0; i < MAX_SUFFIX; i++) {
+        if (i == 0)
+            snprintf(dir, size, "%s", base);
+        else
+            snprintf(dir, size, "%s.%d", base, i);
+        if (mkdir(dir, 0777) == 0 || (errno == EEXIST && i == 0 && usable_existing(dir))) {
+            if (i > 0)
+                tr_log("%s already holds a trace; writing to %s instead", base, dir);
+            return 0;
+        }
+        if (errno != EEXIST) {
+            tr_log("writer: cannot create %s: %s; no trace written", dir, strerror(errno));
+            return -1;
+        }
+    }
+    tr_log("writer: %s and %d suffixed names are all taken; no trace written", base, MAX_SUFFIX - 1);
+    return -1;
+}

@@ -1,0 +1,15 @@
+/* output_dir.h - where the archive goes, created safely.
+ *
+ * The directory is created by tracer with mkdir(2), so the user's umask
+ * applies, a planted symlink is refused (mkdir never follows one) and an
+ * existing trace is never overwritten: a taken name gets a .1, .2, ... suffix. */
+#ifndef TR_WRITER_OUTPUT_DIR_H
+#define TR_WRITER_OUTPUT_DIR_H
+
+#include <stddef.h>
+
+/* Fills @dir with a fresh directory for the archive. Returns 0, or -1 after
+ * printing one tracer: line. */
+int tr_output_dir_create(char *dir, size_t size);
+
+#endif

@@ -1,0 +1,29 @@
+/* symbols.h - code addresses to names, for region names at the end of a run.
+ *
+ * A target construct's codeptr_ra is resolved (libdw) to its function and
+ * source line. The offload entry table of the module that holds it
+ * ("omp_offloading_entries", LLVM <= 19; "llvm_offload_entries", LLVM 20+,
+ * whose entries are twice as large) lists the outlined kernels, named
+ * __omp_offloading_<dev>_<file>_<function>_l<line>; matching function and
+ * line gives the kernel's symbol. */
+#ifndef TR_WRITER_SYMBOLS_H
+#define TR_WRITER_SYMBOLS_H
+
+#include <stdint.h>
+
+typedef struct tr_symbols tr_symbols;
+
+typedef struct tr_code_location {
+    const char *function; /* NULL when unknown; owned by tr_symbols */
+    const char *file;     /* full path, NULL when unknown */
+    int line;             /* 0 when unknown */
+} tr_code_location;
+
+tr_symbols *tr_symbols_open(void);
+void tr_symbols_close(tr_symbols *s);
+/* Location of the call that returns to @codeptr_ra. */
+tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra);
+/* Outlined kernel symbol for the target construct at @codeptr_ra, or NULL. */
+const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra);
+
+#endif

@@ -1,0 +1,23 @@
+/* u64map.h - open-addressing hash map from nonzero uint64 keys to uint64
+ * values; the writer's only index structure (ids, addresses). */
+#ifndef TR_WRITER_U64MAP_H
+#define TR_WRITER_U64MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tr_u64map {
+    uint64_t *keys;
+    uint64_t *vals;
+    size_t cap, count;
+} tr_u64map;
+
+/* Returns 0, or -1 when out of memory. Key 0 is reserved. */
+int tr_u64map_put(tr_u64map *m, uint64_t key, uint64_t val);
+/* Returns 1 and sets *val when found. */
+int tr_u64map_get(const tr_u64map *m, uint64_t key, uint64_t *val);
+/* Removes @key if present; returns 1 when it was there. */
+int tr_u64map_del(tr_u64map *m, uint64_t key, uint64_t *val);
+void tr_u64map_free(tr_u64map *m);
+
+#endif

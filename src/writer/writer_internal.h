@@ -1,0 +1,121 @@
+/* writer_internal.h - state shared by the writer's passes:
+ * analysis (writer_model.c) -> definitions (otf2_defs.c) -> events
+ * (otf2_host_events.c, otf2_device_events.c), driven by writer.c. */
+#ifndef TR_WRITER_INTERNAL_H
+#define TR_WRITER_INTERNAL_H
+
+#include <otf2/otf2.h>
+#include <stdint.h>
+
+#include "writer/collect.h"
+#include "writer/strtab.h"
+#include "writer/symbols.h"
+#include "writer/u64map.h"
+
+enum tr_attr {
+    TR_ATTR_DEVICE,
+    TR_ATTR_TARGET_ID,
+    TR_ATTR_HOST_OP_ID,
+    TR_ATTR_CODEPTR,
+    TR_ATTR_OPTYPE,
+    TR_ATTR_SRC_ADDR,
+    TR_ATTR_SRC_DEVICE,
+    TR_ATTR_DST_ADDR,
+    TR_ATTR_DST_DEVICE,
+    TR_ATTR_BYTES,
+    TR_ATTR_TEAMS,
+    TR_ATTR_MODULE_ID,
+    TR_ATTR_HOST_ADDR,
+    TR_ATTR_DEVICE_ADDR,
+    TR_ATTR_FILE,
+    TR_ATTR_DEVICE_TYPE,
+    TR_ATTR_INCOMPLETE,
+    TR_ATTR_VALUE,
+    TR_ATTR_COUNT
+};
+
+/* Something drawn on a device stream: a kernel, or a zero-length device event. */
+typedef struct tr_dev_item {
+    uint64_t start, end;
+    uint32_t region;
+    uint8_t incomplete, is_point;
+    uint32_t lane;
+    const tr_record *rec; /* the begin (or point) record */
+} tr_dev_item;
+
+typedef struct tr_dev_metric {
+    uint64_t time, value;
+} tr_dev_metric;
+
+typedef struct tr_device {
+    int num;
+    tr_dev_item *items;
+    size_t nitems, capitems;
+    tr_dev_metric *metrics;
+    size_t nmetrics, capmetrics;
+    uint32_t nlanes;
+    uint64_t first_location; /* location id of lane 0 */
+    const char *type;        /* from device_initialize */
+} tr_device;
+
+typedef struct tr_region_def {
+    uint32_t name, canonical, description, file;
+    uint32_t line;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+} tr_region_def;
+
+typedef struct tr_writer {
+    tr_collected data;
+    uint64_t t_min, t_max; /* ns */
+    int host_device;       /* OpenMP number of the host, -2 when unknown */
+
+    tr_device *devices;
+    size_t ndevices;
+
+    tr_u64map targets;       /* target_id -> index of its begin record, see target_rec */
+    const tr_record **target_rec;
+    size_t ntarget_rec, captarget_rec;
+    tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
+
+    tr_strtab strings;
+    tr_region_def *regions;
+    uint32_t nregions, capregions;
+    tr_u64map region_keys;   /* region key -> region id + 1 */
+    tr_symbols *symbols;
+
+    uint64_t stray_ends;     /* ends whose begin was never seen */
+    uint64_t incomplete;
+    uint64_t target_maps;
+} tr_writer;
+
+/* writer_model.c */
+int tr_model_build(tr_writer *w);
+tr_device *tr_model_device(tr_writer *w, int num);
+const tr_record *tr_model_target(tr_writer *w, uint64_t target_id);
+
+/* otf2_defs.c */
+uint32_t tr_defs_string(tr_writer *w, const char *s);
+uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr);
+uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype);
+uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr);
+uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type);
+uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark);
+void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t *events_per_location,
+                          uint64_t nlocations, const char *hostname);
+OTF2_Type tr_defs_attr_type(enum tr_attr a);
+
+/* Location ids: host streams 0..nstreams-1, then each device's lanes. */
+static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { (void)w; return stream; }
+
+/* otf2_host_events.c / otf2_device_events.c */
+int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents);
+int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents);
+
+/* Data op classification shared by the passes. */
+int tr_optype_is_to_device(uint16_t optype);
+int tr_optype_is_from_device(uint16_t optype);
+int tr_optype_is_alloc(uint16_t optype);
+int tr_optype_is_delete(uint16_t optype);
+
+#endif

@@ -1,0 +1,339 @@
+/* writer_model.c - the analysis pass: what the records say across threads.
+ *
+ * Devices, the host's device number, the target constructs by id, the device
+ * memory in use over time, and every kernel placed on a stream lane. Kernels
+ * submitted concurrently to one device by different host threads overlap in
+ * time; OTF2 needs properly nested regions per location, so overlapping
+ * kernels go to extra lanes ("device d stream k"). */
+#include <omp-tools.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "writer/writer_internal.h"
+
+int tr_optype_is_to_device(uint16_t t)
+{
+    return t == ompt_target_data_transfer_to_device || t == ompt_target_data_transfer_to_device_async;
+}
+int tr_optype_is_from_device(uint16_t t)
+{
+    return t == ompt_target_data_transfer_from_device || t == ompt_target_data_transfer_from_device_async;
+}
+int tr_optype_is_alloc(uint16_t t) { return t == ompt_target_data_alloc || t == ompt_target_data_alloc_async; }
+int tr_optype_is_delete(uint16_t t) { return t == ompt_target_data_delete || t == ompt_target_data_delete_async; }
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int by_num(const void *a, const void *b)
+{
+    const tr_device *x = a, *y = b;
+    return (x->num > y->num) - (x->num < y->num);
+}
+
+tr_device *tr_model_device(tr_writer *w, int num)
+{
+    for (size_t i = 0; i < w->ndevices; i++)
+        if (w->devices[i].num == num)
+            return &w->devices[i];
+    return 0;
+}
+
+static void note_device(tr_writer *w, int num, size_t *cap)
+{
+    if (num < 0 || num == w->host_device || tr_model_device(w, num))
+        return;
+    if (grow((void **)&w->devices, cap, w->ndevices, sizeof *w->devices))
+        return;
+    w->devices[w->ndevices++] = (tr_device){.num = num};
+}
+
+const tr_record *tr_model_target(tr_writer *w, uint64_t target_id)
+{
+    uint64_t i;
+    if (!target_id || !tr_u64map_get(&w->targets, target_id, &i))
+        return 0;
+    return w->target_rec[i];
+}
+
+static int add_item(tr_device *d, tr_dev_item it)
+{
+    if (grow((void **)&d->items, &d->capitems, d->nitems, sizeof *d->items))
+        return -1;
+    d->items[d->nitems++] = it;
+    return 0;
+}
+
+static int add_metric(tr_device *d, uint64_t time, uint64_t value)
+{
+    if (grow((void **)&d->metrics, &d->capmetrics, d->nmetrics, sizeof *d->metrics))
+        return -1;
+    d->metrics[d->nmetrics++] = (tr_dev_metric){time, value};
+    return 0;
+}
+
+static void find_host_and_devices(tr_writer *w)
+{
+    w->host_device = -2;
+    for (size_t s = 0; s < w->data.nstreams && w->host_device == -2; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        for (size_t i = 0; i < st->n; i++) {
+            const tr_record *r = &st->rec[i];
+            if (r->type != TR_REC_DATA_OP)
+                continue;
+            if (tr_optype_is_to_device(r->sub) || tr_optype_is_alloc(r->sub)) {
+                w->host_device = r->dev;
+                break;
+            }
+            if (tr_optype_is_from_device(r->sub)) {
+                w->host_device = r->dev2;
+                break;
+            }
+        }
+    }
+    size_t cap = 0;
+    for (size_t s = 0; s < w->data.nstreams; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        for (size_t i = 0; i < st->n; i++) {
+            const tr_record *r = &st->rec[i];
+            switch (r->type) {
+            case TR_REC_DEVICE_INIT:
+            case TR_REC_DEVICE_LOAD:
+            case TR_REC_TARGET:
+            case TR_REC_SUBMIT:
+                note_device(w, r->dev, &cap);
+                break;
+            case TR_REC_DATA_OP:
+                note_device(w, r->dev, &cap);
+                note_device(w, r->dev2, &cap);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    qsort(w->devices, w->ndevices, sizeof *w->devices, by_num);
+}
+
+static int index_targets(tr_writer *w)
+{
+    for (size_t s = 0; s < w->data.nstreams; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        for (size_t i = 0; i < st->n; i++) {
+            const tr_record *r = &st->rec[i];
+            if (r->type != TR_REC_TARGET || r->phase == TR_PHASE_END || !r->id)
+                continue;
+            if (grow((void **)&w->target_rec, &w->captarget_rec, w->ntarget_rec, sizeof *w->target_rec) ||
+                tr_u64map_put(&w->targets, r->id, w->ntarget_rec))
+                return -1;
+            w->target_rec[w->ntarget_rec++] = r;
+        }
+    }
+    return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const tr_record *x = *(const tr_record *const *)a, *y = *(const tr_record *const *)b;
+    return (x->time > y->time) - (x->time < y->time);
+}
+
+/* Allocations and deletes may come from different threads, so the memory in
+ * use is computed over all of them in time order. A delete reports 0 bytes;
+ * its size is the size of the alloc that produced its address. */
+static int account_memory(tr_writer *w)
+{
+    size_t n = 0, cap = 0;
+    const tr_record **ops = 0;
+    for (size_t s = 0; s < w->data.nstreams; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        for (size_t i = 0; i < st->n; i++) {
+            const tr_record *r = &st->rec[i];
+            if (r->type != TR_REC_DATA_OP || r->phase == TR_PHASE_BEGIN)
+                continue;
+            if (!tr_optype_is_alloc(r->sub) && !tr_optype_is_delete(r->sub))
+                continue;
+            if (grow((void **)&ops, &cap, n, sizeof *ops)) {
+                free(ops);
+                return -1;
+            }
+            ops[n++] = r;
+        }
+    }
+    qsort(ops, n, sizeof *ops, by_time);
+    tr_u64map *live = calloc(w->ndevices ? w->ndevices : 1, sizeof *live);
+    uint64_t *in_use = calloc(w->ndevices ? w->ndevices : 1, sizeof *in_use);
+    if (!live || !in_use) {
+        free(ops);
+        free(live);
+        free(in_use);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tr_record *r = ops[i];
+        int alloc = tr_optype_is_alloc(r->sub);
+        tr_device *d = tr_model_device(w, alloc ? r->dev2 : r->dev);
+        if (!d)
+            continue;
+        size_t di = (size_t)(d - w->devices);
+        uint64_t addr = alloc ? r->u[2] : r->u[1], bytes = 0;
+        if (!addr)
+            continue;
+        if (alloc) {
+            tr_u64map_put(&live[di], addr, r->u[3]);
+            in_use[di] += r->u[3];
+        } else if (tr_u64map_del(&live[di], addr, &bytes)) {
+            in_use[di] -= bytes;
+            tr_u64map_put(&w->delete_bytes, r->id ? r->id : (uint64_t)-1, bytes);
+        }
+        add_metric(d, r->time, in_use[di]);
+    }
+    for (size_t i = 0; i < w->ndevices; i++)
+        tr_u64map_free(&live[i]);
+    free(live);
+    free(in_use);
+    free(ops);
+    return 0;
+}
+
+static int device_of_submit(tr_writer *w, const tr_record *r)
+{
+    if (r->dev >= 0 && r->dev != w->host_device)
+        return r->dev;
+    const tr_record *t = tr_model_target(w, r->u[0]);
+    return t ? t->dev : -1;
+}
+
+static int collect_device_items(tr_writer *w)
+{
+    for (size_t s = 0; s < w->data.nstreams; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        tr_u64map open = {0}; /* host_op_id -> device index << 32 | item index */
+        for (size_t i = 0; i < st->n; i++) {
+            const tr_record *r = &st->rec[i];
+            tr_device *d;
+            uint64_t v;
+            switch (r->type) {
+            case TR_REC_SUBMIT:
+                if (r->phase == TR_PHASE_END) {
+                    if (r->id && tr_u64map_del(&open, r->id, &v))
+                        w->devices[v >> 32].items[(uint32_t)v].end = r->time;
+                    else
+                        w->stray_ends++;
+                    break;
+                }
+                d = tr_model_device(w, device_of_submit(w, r));
+                if (!d)
+                    break;
+                const tr_record *t = tr_model_target(w, r->u[0]);
+                tr_dev_item it = {.start = r->time, .end = r->time, .rec = r,
+                                  .is_point = r->phase == TR_PHASE_POINT,
+                                  .region = tr_defs_region_kernel(w, t ? t->u[0] : 0)};
+                if (add_item(d, it))
+                    break;
+                if (r->phase == TR_PHASE_BEGIN && r->id)
+                    tr_u64map_put(&open, r->id, (uint64_t)(d - w->devices) << 32 | (d->nitems - 1));
+                break;
+            case TR_REC_DEVICE_INIT:
+            case TR_REC_DEVICE_FINI:
+            case TR_REC_DEVICE_LOAD:
+            case TR_REC_DEVICE_UNLOAD:
+                d = tr_model_device(w, r->dev);
+                if (!d)
+                    break;
+                if (r->type == TR_REC_DEVICE_INIT && r->u[0])
+                    d->type = (const char *)(uintptr_t)r->u[0];
+                add_item(d, (tr_dev_item){.start = r->time, .end = r->time, .rec = r, .is_point = 1,
+                                          .region = tr_defs_region_device_event(w, r->type)});
+                break;
+            case TR_REC_TARGET_MAP:
+                w->target_maps++;
+                break;
+            default:
+                break;
+            }
+        }
+        /* A kernel whose end never came lasts until the end of the run. */
+        for (size_t k = 0; k < open.cap; k++) {
+            if (!open.keys[k])
+                continue;
+            tr_dev_item *it = &w->devices[open.vals[k] >> 32].items[(uint32_t)open.vals[k]];
+            it->end = w->t_max;
+            it->incomplete = 1;
+            w->incomplete++;
+        }
+        tr_u64map_free(&open);
+    }
+    return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const tr_dev_item *x = a, *y = b;
+    if (x->start != y->start)
+        return (x->start > y->start) - (x->start < y->start);
+    return (x->rec > y->rec) - (x->rec < y->rec);
+}
+
+static void assign_lanes(tr_device *d)
+{
+    qsort(d->items, d->nitems, sizeof *d->items, by_start);
+    uint64_t lane_end[256];
+    uint32_t nlanes = 1;
+    lane_end[0] = 0;
+    for (size_t i = 0; i < d->nitems; i++) {
+        tr_dev_item *it = &d->items[i];
+        if (it->is_point || it->start == it->end) {
+            /* A zero-length event nests inside anything: keep it on lane 0. */
+            it->lane = 0;
+            continue;
+        }
+        uint32_t l = 0;
+        while (l < nlanes && lane_end[l] > it->start)
+            l++;
+        if (l == nlanes) {
+            if (nlanes == 256)
+                l = nlanes - 1; /* pathological; lane 255 may then nest badly */
+            else
+                lane_end[nlanes++] = 0;
+        }
+        it->lane = l;
+        lane_end[l] = it->end;
+    }
+    d->nlanes = nlanes;
+}
+
+int tr_model_build(tr_writer *w)
+{
+    for (size_t s = 0; s < w->data.nstreams; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        for (size_t i = 0; i < st->n; i++) {
+            uint64_t t = st->rec[i].time;
+            if (t < w->t_min)
+                w->t_min = t;
+            if (t > w->t_max)
+                w->t_max = t;
+        }
+    }
+    find_host_and_devices(w);
+    if (index_targets(w) || account_memory(w) || collect_device_items(w))
+        return -1;
+    uint64_t loc = w->data.nstreams;
+    for (size_t i = 0; i < w->ndevices; i++) {
+        assign_lanes(&w->devices[i]);
+        w->devices[i].first_location = loc;
+        loc += w->devices[i].nlanes;
+    }
+    return 0;
+}
