@@ -23,11 +23,11 @@ static void exe_name(char *out, size_t size)
         const char *slash = strrchr(path, '/');
         base = slash ? slash + 1 : path;
     }
-    size_t n = strlen(base);
-    if (n >= size)
-        n = size - 1;
-    memcpy(out, base, n);
-    out[n] = 0;
+    size_t len = strlen(base);
+    if (len >= size)
+        len = size - 1;
+    memcpy(out, base, len);
+    out[len] = 0;
 }
 
 /* An existing directory is reused only when it is a real directory (not a

@@ -1,5 +1,6 @@
 #include "writer/symbols.h"
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #define MAX_MODULES 64
 
 typedef struct entry {
+    uint64_t addr; /* the region id the host passes to __tgt_target_kernel */
     char *name;
     char *function; /* parsed from name */
     int line;
@@ -62,6 +64,30 @@ void tr_symbols_close(tr_symbols *s)
     free(s);
 }
 
+/* clang emits no .debug_aranges, and elfutils 0.188 then finds no line for
+ * an address; walking the compile units' address ranges does. */
+static void locate_by_cu_walk(Dwfl_Module *m, Dwarf_Addr addr, tr_code_location *loc)
+{
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(m, &bias);
+    if (!dw)
+        return;
+    Dwarf_Off off = 0, next;
+    size_t header;
+    while (dwarf_nextcu(dw, off, &next, &header, 0, 0, 0) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(dw, off + header, &cu) && dwarf_haspc(&cu, addr - bias) > 0) {
+            Dwarf_Line *l = dwarf_getsrc_die(&cu, addr - bias);
+            if (l) {
+                loc->file = dwarf_linesrc(l, 0, 0);
+                dwarf_lineno(l, &loc->line);
+            }
+            return;
+        }
+        off = next;
+    }
+}
+
 tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra)
 {
     tr_code_location loc = {0, 0, 0};
@@ -79,6 +105,8 @@ tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra)
         const char *file = dwfl_lineinfo(l, 0, &line, 0, 0, 0);
         loc.file = file;
         loc.line = line;
+    } else {
+        locate_by_cu_walk(m, addr, &loc);
     }
     return loc;
 }
@@ -122,7 +150,7 @@ static char *read_name(Dwfl_Module *m, uint64_t p)
     return strndup((const char *)(uintptr_t)p, 1024);
 }
 
-static void add_entry(module_entries *me, Dwfl_Module *m, uint64_t name_ptr)
+static void add_entry(module_entries *me, Dwfl_Module *m, uint64_t addr, uint64_t name_ptr)
 {
     char *name = read_name(m, name_ptr);
     if (!name)
@@ -140,7 +168,7 @@ static void add_entry(module_entries *me, Dwfl_Module *m, uint64_t name_ptr)
         return;
     }
     me->e = e;
-    me->e[me->n++] = (entry){name, function, line};
+    me->e[me->n++] = (entry){addr, name, function, line};
 }
 
 static void load_entries(module_entries *me, Dwfl_Module *m)
@@ -164,11 +192,12 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
         /* LLVM <= 19: {addr, name, size, int32 flags, int32 data} (32 bytes).
          * LLVM 20+:   {u64 reserved, u16 version, u16 kind, u32 flags, addr,
          *              name, u64 size, u64 data, aux} (64 bytes). */
-        size_t stride = newer ? 64 : 32, name_off = newer ? 24 : 8;
+        size_t stride = newer ? 64 : 32, addr_off = newer ? 16 : 0, name_off = newer ? 24 : 8;
         for (size_t off = 0; off + stride <= sh.sh_size; off += stride) {
-            uint64_t name_ptr;
+            uint64_t addr, name_ptr;
+            memcpy(&addr, base + off + addr_off, sizeof addr);
             memcpy(&name_ptr, base + off + name_off, sizeof name_ptr);
-            add_entry(me, m, name_ptr);
+            add_entry(me, m, addr, name_ptr);
         }
     }
 }
@@ -186,7 +215,52 @@ static module_entries *entries_of(tr_symbols *s, Dwfl_Module *m)
     return me;
 }
 
-const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra)
+static const entry *entry_at(const module_entries *me, uint64_t addr)
+{
+    for (size_t i = 0; i < me->n; i++)
+        if (me->e[i].addr == addr)
+            return &me->e[i];
+    return 0;
+}
+
+/* The host passes the kernel's region id to __tgt_target_kernel in a
+ * register loaded just before the call whose return address is codeptr_ra:
+ * `lea id(%rip), %reg` in PIC code, `mov $id, %reg32` otherwise. Scanning
+ * back for an operand that is a known region id finds the kernel even when
+ * the call has no line information (clang gives it line 0 at -O1 and up). */
+static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m, uint64_t codeptr)
+{
+#if defined(__x86_64__)
+    enum { WINDOW = 256 };
+    Dwarf_Addr lo, hi;
+    dwfl_module_info(m, 0, &lo, &hi, 0, 0, 0, 0);
+    uint64_t from = codeptr - WINDOW >= lo && codeptr > WINDOW ? codeptr - WINDOW : lo;
+    const unsigned char *p = (const unsigned char *)(uintptr_t)from;
+    size_t n = codeptr - from;
+    const entry *best = 0;
+    for (size_t i = 0; i + 7 <= n; i++) {
+        int32_t disp;
+        if ((p[i] == 0x48 || p[i] == 0x4c) && p[i + 1] == 0x8d && (p[i + 2] & 0xc7) == 0x05) {
+            memcpy(&disp, p + i + 3, 4);
+            const entry *e = entry_at(me, from + i + 7 + (int64_t)disp);
+            if (e)
+                best = e;
+        } else if ((p[i] == 0x41 && p[i + 1] >= 0xb8 && p[i + 1] <= 0xbf) || (p[i] >= 0xb8 && p[i] <= 0xbf)) {
+            uint32_t imm;
+            memcpy(&imm, p + i + (p[i] == 0x41 ? 2 : 1), 4);
+            const entry *e = entry_at(me, imm);
+            if (e)
+                best = e;
+        }
+    }
+    return best;
+#else
+    (void)me, (void)m, (void)codeptr;
+    return 0;
+#endif
+}
+
+static const entry *kernel_entry(tr_symbols *s, uint64_t codeptr_ra)
 {
     if (!s || !codeptr_ra)
         return 0;
@@ -194,20 +268,42 @@ const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra)
     if (!m)
         return 0;
     module_entries *me = entries_of(s, m);
-    tr_code_location loc = tr_symbols_locate(s, codeptr_ra);
-    if (!me || !loc.function)
+    if (!me || !me->n)
         return 0;
-    const char *only = 0;
+    const entry *e = scan_for_region_id(me, m, codeptr_ra);
+    if (e)
+        return e;
+    Dwarf_Addr addr = codeptr_ra - 1;
+    const char *function = dwfl_module_addrname(m, addr);
+    int line = 0;
+    Dwfl_Line *l = dwfl_module_getsrc(m, addr);
+    if (l)
+        dwfl_lineinfo(l, 0, &line, 0, 0, 0);
+    if (!function)
+        return 0;
+    const entry *only = 0;
     int candidates = 0;
     for (size_t i = 0; i < me->n; i++) {
-        if (strcmp(me->e[i].function, loc.function))
+        if (strcmp(me->e[i].function, function))
             continue;
-        if (loc.line && me->e[i].line == loc.line)
-            return me->e[i].name;
-        only = me->e[i].name;
+        if (line && me->e[i].line == line)
+            return &me->e[i];
+        only = &me->e[i];
         candidates++;
     }
-    /* Without a line match the name is certain only if the function has a
-     * single target region. */
+    /* Without an operand or line match the name is certain only if the
+     * function has a single target region. */
     return candidates == 1 ? only : 0;
+}
+
+const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra)
+{
+    const entry *e = kernel_entry(s, codeptr_ra);
+    return e ? e->name : 0;
+}
+
+int tr_symbols_kernel_line(tr_symbols *s, uint64_t codeptr_ra)
+{
+    const entry *e = kernel_entry(s, codeptr_ra);
+    return e ? e->line : 0;
 }

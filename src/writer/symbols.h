@@ -5,7 +5,8 @@
  * ("omp_offloading_entries", LLVM <= 19; "llvm_offload_entries", LLVM 20+,
  * whose entries are twice as large) lists the outlined kernels, named
  * __omp_offloading_<dev>_<file>_<function>_l<line>; matching function and
- * line gives the kernel's symbol. */
+ * line gives the kernel's symbol. Before that, the machine code just before
+ * codeptr_ra is searched for the kernel's region id (exact even at -O2). */
 #ifndef TR_WRITER_SYMBOLS_H
 #define TR_WRITER_SYMBOLS_H
 
@@ -25,5 +26,7 @@ void tr_symbols_close(tr_symbols *s);
 tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra);
 /* Outlined kernel symbol for the target construct at @codeptr_ra, or NULL. */
 const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra);
+/* Source line encoded in that kernel's symbol (the construct's line), or 0. */
+int tr_symbols_kernel_line(tr_symbols *s, uint64_t codeptr_ra);
 
 #endif
