@@ -16,7 +16,26 @@ static pthread_mutex_t activate_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void tr_lifecycle_set_end_hook(tr_end_hook hook) { end_hook = hook; }
 
-static void end_at_exit(void) { tr_lifecycle_end("exit"); }
+static int exit_status_known;
+static int exit_status;
+
+/* on_exit (not atexit) because it hands us the status the program exits
+ * with, including main's return value, for ProgramEnd. */
+static void end_at_exit(int status, void *arg)
+{
+    (void)arg;
+    exit_status = status;
+    __atomic_store_n(&exit_status_known, 1, __ATOMIC_RELEASE);
+    tr_lifecycle_end("exit");
+}
+
+int tr_lifecycle_exit_status(int *status)
+{
+    if (!__atomic_load_n(&exit_status_known, __ATOMIC_ACQUIRE))
+        return 0;
+    *status = exit_status;
+    return 1;
+}
 
 /* A forked child must never write into the parent's trace; until the journal
  * gives children their own, a child records nothing. */
@@ -46,7 +65,7 @@ int tr_lifecycle_activate(const char *why)
         } else {
             tr_clock_init();
             pthread_atfork(0, 0, after_fork_child);
-            if (atexit(end_at_exit) != 0)
+            if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");
             __atomic_store_n(&tr_buf_recording, 1, __ATOMIC_RELEASE);
             __atomic_store_n(&state, ST_ACTIVE, __ATOMIC_RELEASE);

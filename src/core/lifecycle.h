@@ -19,6 +19,9 @@ int tr_lifecycle_activate(const char *why);
 int tr_lifecycle_active(void);
 /* Runs the end hook once; later calls return at once. */
 void tr_lifecycle_end(const char *why);
+/* Sets *status and returns 1 when the run ends through exit() (or main's
+ * return), whose status is then known; returns 0 otherwise. */
+int tr_lifecycle_exit_status(int *status);
 /* Installed by the writer before activation. */
 void tr_lifecycle_set_end_hook(tr_end_hook hook);
 

@@ -67,7 +67,8 @@ int tr_collect(tr_collected *c)
         c->streams[c->nstreams++] = (tr_stream){b->index, b->tid, rec, nrec};
         c->records += nrec;
     }
-    qsort(c->streams, c->nstreams, sizeof *c->streams, by_index);
+    if (c->nstreams)
+        qsort(c->streams, c->nstreams, sizeof *c->streams, by_index);
     return 0;
 }
 

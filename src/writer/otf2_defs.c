@@ -73,10 +73,13 @@ uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr)
         return (uint32_t)v;
     const char *canonical = target_kind_name(kind);
     tr_code_location loc = tr_symbols_locate(w->symbols, codeptr);
-    /* Optimised code often gives the runtime call line 0; the kernel symbol
-     * still names the construct's line. */
-    if (!loc.line && kind == ompt_target)
-        loc.line = tr_symbols_kernel_line(w->symbols, codeptr);
+    /* Optimised code often gives the runtime call line 0, or the line of a
+     * neighbouring statement; the kernel symbol names the construct's own. */
+    if (kind == ompt_target || kind == ompt_target_nowait) {
+        int line = tr_symbols_kernel_line(w->symbols, codeptr);
+        if (line)
+            loc.line = line;
+    }
     char name[512];
     if (loc.file && loc.line)
         snprintf(name, sizeof name, "%s (%s:%d)", canonical, basename_of(loc.file), loc.line);
@@ -124,8 +127,9 @@ uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr)
 {
     const char *sym = tr_symbols_kernel_name(w->symbols, target_codeptr);
     tr_code_location loc = tr_symbols_locate(w->symbols, target_codeptr);
-    if (!loc.line)
-        loc.line = tr_symbols_kernel_line(w->symbols, target_codeptr);
+    int kline = tr_symbols_kernel_line(w->symbols, target_codeptr);
+    if (kline)
+        loc.line = kline;
     char name[1024];
     if (sym)
         snprintf(name, sizeof name, "%s", sym);

@@ -41,11 +41,12 @@ static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, co
     OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, OTF2_TYPE_STRING, val);
 }
 
-static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_dev_item *it)
+static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_device *d, const tr_dev_item *it)
 {
     const tr_record *r = it->rec;
     switch (r->type) {
     case TR_REC_SUBMIT:
+        attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)d->num);
         attr(al, TR_ATTR_HOST_OP_ID, r->id);
         attr(al, TR_ATTR_TARGET_ID, r->u[0]);
         attr(al, TR_ATTR_TEAMS, r->aux);
@@ -99,7 +100,8 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
     if (lane == 0)
         for (size_t i = 0; i < d->nmetrics; i++)
             ev[n++] = (lane_event){d->metrics[i].time, EV_METRIC, i};
-    qsort(ev, n, sizeof *ev, by_time_kind);
+    if (n)
+        qsort(ev, n, sizeof *ev, by_time_kind);
 
     if (lane == 0)
         OTF2_EvtWriter_RmaWinCreate(ew, 0, w->t_min, (OTF2_RmaWinRef)device);
@@ -107,7 +109,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
         const tr_dev_item *it = ev[i].kind == EV_METRIC ? 0 : &d->items[ev[i].index];
         switch (ev[i].kind) {
         case EV_ENTER:
-            item_attributes(w, al, it);
+            item_attributes(w, al, d, it);
             OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
             break;
         case EV_LEAVE:
@@ -116,7 +118,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
             OTF2_EvtWriter_Leave(ew, al, ev[i].time, it->region);
             break;
         case EV_POINT:
-            item_attributes(w, al, it);
+            item_attributes(w, al, d, it);
             OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
             OTF2_EvtWriter_Leave(ew, 0, ev[i].time, it->region);
             break;

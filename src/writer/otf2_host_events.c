@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lifecycle.h"
 #include "core/log.h"
 #include "writer/writer_internal.h"
 
@@ -213,8 +214,11 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
     }
     while (c.depth)
         leave(&c, &c.stack[--c.depth], w->t_max, 1);
-    if (stream == 0)
-        OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->t_max, OTF2_UNDEFINED_INT64);
+    if (stream == 0) {
+        int status;
+        OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->t_max,
+                                  tr_lifecycle_exit_status(&status) ? status : OTF2_UNDEFINED_INT64);
+    }
 
     tr_u64map_free(&ends);
     free(c.stack);

@@ -123,7 +123,8 @@ static void find_host_and_devices(tr_writer *w)
             }
         }
     }
-    qsort(w->devices, w->ndevices, sizeof *w->devices, by_num);
+    if (w->ndevices)
+        qsort(w->devices, w->ndevices, sizeof *w->devices, by_num);
 }
 
 static int index_targets(tr_writer *w)
@@ -171,7 +172,8 @@ static int account_memory(tr_writer *w)
             ops[n++] = r;
         }
     }
-    qsort(ops, n, sizeof *ops, by_time);
+    if (n)
+        qsort(ops, n, sizeof *ops, by_time);
     tr_u64map *live = calloc(w->ndevices ? w->ndevices : 1, sizeof *live);
     uint64_t *in_use = calloc(w->ndevices ? w->ndevices : 1, sizeof *in_use);
     if (!live || !in_use) {
@@ -288,7 +290,8 @@ static int by_start(const void *a, const void *b)
 
 static void assign_lanes(tr_device *d)
 {
-    qsort(d->items, d->nitems, sizeof *d->items, by_start);
+    if (d->nitems)
+        qsort(d->items, d->nitems, sizeof *d->items, by_start);
     uint64_t lane_end[256];
     uint32_t nlanes = 1;
     lane_end[0] = 0;

@@ -1,0 +1,579 @@
+"""Shared driver code for tracer's tests.
+
+Environment (set by tests/meson.build):
+  TRACER_LIB           full path of libtracer.so
+  TEST_BIN             program under test
+  TEST_SRC             its source file (kernel line markers `/* KERNEL:tag */`)
+  OTF2_PRINT           otf2-print executable (falls back to PATH)
+  TRACER_TEST_PRELOAD  sanitizer runtimes to preload before libtracer.so
+                       (':' or ' ' separated), empty when not sanitizing
+"""
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import otf2                                  # noqa: E402
+from otf2.enums import LocationType, LocationGroupType, RegionRole, Paradigm  # noqa: E402
+from otf2_trace import Trace                 # noqa: E402
+
+HOST_DEVICE = 4          # omp_get_initial_device() with LLVM 19's 4 host devices
+
+# canonical name -> (role, optype or None, where)
+OMPT_REGIONS = {
+    "target": (RegionRole.WRAPPER, None, "host"),
+    "target enter data": (RegionRole.WRAPPER, None, "host"),
+    "target exit data": (RegionRole.WRAPPER, None, "host"),
+    "target update": (RegionRole.WRAPPER, None, "host"),
+    "target nowait": (RegionRole.WRAPPER, None, "host"),
+    "target enter data nowait": (RegionRole.WRAPPER, None, "host"),
+    "target exit data nowait": (RegionRole.WRAPPER, None, "host"),
+    "target update nowait": (RegionRole.WRAPPER, None, "host"),
+    "alloc": (RegionRole.ALLOCATE, 1, "host"),
+    "transfer to device": (RegionRole.DATA_TRANSFER, 2, "host"),
+    "transfer from device": (RegionRole.DATA_TRANSFER, 3, "host"),
+    "delete": (RegionRole.DEALLOCATE, 4, "host"),
+    "associate": (RegionRole.ARTIFICIAL, 5, "host"),
+    "disassociate": (RegionRole.ARTIFICIAL, 6, "host"),
+    "alloc async": (RegionRole.ALLOCATE, 17, "host"),
+    "transfer to device async": (RegionRole.DATA_TRANSFER, 18, "host"),
+    "transfer from device async": (RegionRole.DATA_TRANSFER, 19, "host"),
+    "delete async": (RegionRole.DEALLOCATE, 20, "host"),
+    "kernel": (RegionRole.FUNCTION, None, "device"),
+    "device initialize": (RegionRole.ARTIFICIAL, None, "device"),
+    "device load": (RegionRole.ARTIFICIAL, None, "device"),
+    "device unload": (RegionRole.ARTIFICIAL, None, "device"),
+    "device finalize": (RegionRole.ARTIFICIAL, None, "device"),
+}
+WRAPPERS = {n for n, v in OMPT_REGIONS.items() if v[0] == RegionRole.WRAPPER}
+DATA_OPS = {n for n, v in OMPT_REGIONS.items() if v[1] is not None}
+DEVICE_LIFECYCLE = {"device initialize", "device load", "device unload", "device finalize"}
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer",
+                     "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer")
+
+
+class Checker:
+    """Collects failures instead of stopping at the first one."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+        self.notes = []
+        self._seen = {}        # message -> times seen (identical failures shown once)
+
+    def check(self, cond, msg):
+        if not cond:
+            if msg in self._seen:
+                self._seen[msg] += 1
+            else:
+                self._seen[msg] = 1
+                self.failures.append(msg)
+        return bool(cond)
+
+    def equal(self, got, want, what):
+        return self.check(got == want, "%s: got %r, want %r" % (what, got, want))
+
+    def note(self, msg):
+        self.notes.append(msg)
+
+    def extend(self, errors, prefix):
+        for e in errors[:20]:
+            self.failures.append("%s: %s" % (prefix, e))
+        if len(errors) > 20:
+            self.failures.append("%s: ... %d more" % (prefix, len(errors) - 20))
+
+    def finish(self, trace=None):
+        for n in self.notes:
+            print("NOTE:", n)
+        if self.failures:
+            if trace is not None:
+                print(trace.summary())
+            print("%s: %d FAILURE(S)" % (self.name, len(self.failures)))
+            for f in self.failures:
+                n = self._seen.get(f, 1)
+                print("FAIL:", f if n == 1 else "%s  [x%d]" % (f, n))
+            sys.exit(1)
+        print("%s: OK" % self.name)
+        sys.exit(0)
+
+
+def env_path(name, required=True):
+    value = os.environ.get(name, "")
+    if required and not value:
+        sys.exit("%s is not set (run through meson test)" % name)
+    return value
+
+
+def preload_list():
+    extra = os.environ.get("TRACER_TEST_PRELOAD", "")
+    parts = [p for p in re.split(r"[:\s]+", extra) if p]
+    return parts + [env_path("TRACER_LIB")]
+
+
+def base_env():
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env.pop("TRACER_OUTPUT", None)
+    env["OMP_TARGET_OFFLOAD"] = "MANDATORY"
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:verify_asan_link_order=0")
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+    return env
+
+
+def run(cmd, cwd, traced, output=None, extra_env=None, timeout=300):
+    env = base_env()
+    if traced:
+        env["LD_PRELOAD"] = ":".join(preload_list())
+    if output is not None:
+        env["TRACER_OUTPUT"] = output
+    if extra_env:
+        env.update(extra_env)
+    return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=timeout)
+
+
+def otf2_print_cmd():
+    exe = os.environ.get("OTF2_PRINT") or shutil.which("otf2-print")
+    return exe
+
+
+def kernel_lines(src):
+    """{tag: line} of `/* KERNEL:tag */` markers in the source."""
+    out = {}
+    with open(src) as f:
+        for n, line in enumerate(f, 1):
+            m = re.search(r"/\* KERNEL:(\w+) \*/", line)
+            if m:
+                out[m.group(1)] = n
+    return out
+
+
+def kernel_name_re(line, func="main"):
+    return re.compile(r"__omp_offloading_[0-9a-f]+_[0-9a-f]+_%s_l%d" % (func, line))
+
+
+SKIP = 77     # meson: test skipped
+
+
+def skip_if_runtime_deaf(bin_path, args, tmp):
+    """Sanitizer builds only: run the program with the sanitizer runtimes and
+    the independent OMPT probe tool (OMPT_PROBE) preloaded.  If the probe sees
+    no target callback, the OpenMP runtime itself does not deliver them with
+    this preload (LLVM 19 + preloaded libasan), whatever the tracer does:
+    skip instead of failing on an environment limitation."""
+    extra = [p for p in re.split(r"[:\s]+", os.environ.get("TRACER_TEST_PRELOAD", "")) if p]
+    probe = os.environ.get("OMPT_PROBE", "")
+    if not extra or not probe:
+        return
+    out = os.path.join(tmp, "probe.out")
+    run([bin_path] + list(args), tmp, traced=False,
+        extra_env={"LD_PRELOAD": ":".join(extra + [probe]), "OMPT_PROBE_OUT": out})
+    try:
+        with open(out) as f:
+            n = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        n = 0
+    if n == 0:
+        print("SKIP: with %s preloaded the OpenMP runtime delivers no OMPT target "
+              "callbacks even to the independent probe tool %s; offload tracing "
+              "cannot be tested in this sanitizer configuration"
+              % (":".join(extra), probe))
+        shutil.rmtree(tmp, ignore_errors=True)
+        sys.exit(SKIP)
+
+
+class OffloadRun:
+    """Runs TEST_BIN without and with the tracer in a fresh temp dir."""
+
+    def __init__(self, name, args=()):
+        self.name = name
+        self.bin = env_path("TEST_BIN")
+        self.src = os.environ.get("TEST_SRC", "")
+        self.tmp = tempfile.mkdtemp(prefix="tracer-test-%s-" % name)
+        skip_if_runtime_deaf(self.bin, args, self.tmp)
+        self.cwd = os.path.join(self.tmp, "cwd")
+        os.mkdir(self.cwd)
+        self.output = os.path.join(self.tmp, "trace")
+        cmd = [self.bin] + list(args)
+        self.plain = run(cmd, self.cwd, traced=False)
+        self.traced = run(cmd, self.cwd, traced=True, output=self.output)
+        self.trace = None
+
+    def cleanup(self):
+        if os.environ.get("TRACER_TEST_KEEP"):
+            print("kept", self.tmp)
+            return
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def show(self):
+        for label, p in (("plain", self.plain), ("traced", self.traced)):
+            print("--- %s run: rc=%d" % (label, p.returncode))
+            print("stdout:", p.stdout.decode(errors="replace"))
+            print("stderr:", p.stderr.decode(errors="replace")[-4000:])
+
+
+def check_run_basics(c, r, want_rc, want_stdout):
+    """Output and exit code unchanged; trace directory created; otf2-print ok."""
+    c.equal(r.plain.returncode, want_rc, "exit code without tracer")
+    c.equal(r.traced.returncode, want_rc, "exit code with tracer")
+    c.equal(r.plain.stdout.decode(), want_stdout, "stdout without tracer")
+    c.equal(r.traced.stdout.decode(), r.plain.stdout.decode(),
+            "stdout with tracer (vs without)")
+    err = r.traced.stderr.decode(errors="replace")
+    for marker in SANITIZER_MARKERS:
+        c.check(marker not in err, "sanitizer report in traced stderr: %r" % marker)
+    leftovers = os.listdir(r.cwd)
+    c.check(not leftovers, "files written into the cwd although TRACER_OUTPUT was set: %r"
+            % leftovers)
+    anchor = os.path.join(r.output, "traces.otf2")
+    if not c.check(os.path.isfile(anchor), "no archive at %s (dir has %r)"
+                   % (anchor, os.listdir(r.output) if os.path.isdir(r.output) else None)):
+        return None
+    exe = otf2_print_cmd()
+    if c.check(exe, "otf2-print not found (install otf2-tools)"):
+        p = subprocess.run([exe, anchor], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        c.check(p.returncode == 0, "otf2-print exit %d: %s"
+                % (p.returncode, p.stderr.decode(errors="replace")[-2000:]))
+    try:
+        r.trace = Trace(anchor)
+    except Exception as e:     # unreadable archive
+        c.check(False, "otf2 reader failed on %s: %r" % (anchor, e))
+        return None
+    return r.trace
+
+
+def check_structure(c, t, want_exit_status):
+    """Contract checks that hold for every offload trace."""
+    c.extend(t.check_timestamps(), "timestamps")
+    c.extend(t.check_nesting(), "nesting")
+    inc = t.incomplete_leaves()
+    c.check(not inc, "Leaves with incomplete=1: %r"
+            % [(loc.name, ev.region.canonical_name) for loc, ev in inc])
+
+    # clock
+    cp = t.clock_properties
+    c.equal(cp.timer_resolution, 1000000000, "ClockProperties.timer_resolution")
+    times = [ev.time for _, ev in t.all_events()]
+    if times:
+        c.equal(cp.global_offset, min(times), "ClockProperties.global_offset (earliest stamp)")
+        c.equal(cp.trace_length, max(times) - min(times), "ClockProperties.trace_length")
+
+    # locations and groups
+    threads = t.cpu_threads()
+    streams = t.device_streams()
+    c.check(threads, "no CPU_THREAD location")
+    for loc in threads:
+        c.check(re.fullmatch(r"host thread \d+", loc.name), "host location name %r" % loc.name)
+        c.check(loc.group.location_group_type == LocationGroupType.PROCESS,
+                "%s: group %r not PROCESS" % (loc.name, loc.group.name))
+        c.check(re.fullmatch(r"process \d+", loc.group.name),
+                "process group name %r" % loc.group.name)
+    for d, loc in streams.items():
+        c.equal(loc.group.name, "device %d" % d, "group of %s" % loc.name)
+        c.equal(loc.group.location_group_type, LocationGroupType.ACCELERATOR,
+                "group type of %s" % loc.name)
+    n_streams = len(t.locations_of_type(LocationType.ACCELERATOR_STREAM))
+    c.equal(n_streams, len(streams), "ACCELERATOR_STREAM locations named 'device <d> stream'")
+    refs_threads = [loc._ref for loc in threads]
+    refs_streams = [loc._ref for loc in streams.values()]
+    if refs_threads and refs_streams:
+        c.check(max(refs_threads) < min(refs_streams),
+                "location ids: host threads must come before device streams (%r / %r)"
+                % (refs_threads, refs_streams))
+    c.equal(sorted(refs_threads), list(range(len(refs_threads))), "host thread location ids")
+
+    # regions
+    for reg in t.regions:
+        if reg.canonical_name in OMPT_REGIONS:
+            role = OMPT_REGIONS[reg.canonical_name][0]
+            c.equal(reg.region_role, role, "role of region %r" % reg.canonical_name)
+            c.equal(reg.paradigm, Paradigm.OPENMP, "paradigm of region %r" % reg.canonical_name)
+    for loc, ev in t.enters():
+        cn = ev.region.canonical_name
+        if cn not in OMPT_REGIONS:
+            c.check(False, "%s: unexpected region %r" % (loc.name, cn))
+            continue
+        where = OMPT_REGIONS[cn][2]
+        if where == "host":
+            c.check(loc.type == LocationType.CPU_THREAD,
+                    "%r recorded on %s, not a host thread" % (cn, loc.name))
+        else:
+            c.check(loc.type == LocationType.ACCELERATOR_STREAM,
+                    "%r recorded on %s, not a device stream" % (cn, loc.name))
+
+    # ProgramBegin / ProgramEnd
+    pb = t.events_of(otf2.events.ProgramBegin)
+    pe = t.events_of(otf2.events.ProgramEnd)
+    c.equal(len(pb), 1, "number of ProgramBegin")
+    c.equal(len(pe), 1, "number of ProgramEnd")
+    if len(pb) == 1 and len(pe) == 1:
+        c.equal(pb[0][0].name, "host thread 0", "location of ProgramBegin")
+        c.equal(pe[0][0].name, "host thread 0", "location of ProgramEnd")
+        c.equal(pe[0][1].exit_status, want_exit_status, "ProgramEnd exit status")
+        c.check(os.path.basename(str(pb[0][1].program_name)) == os.path.basename(
+            env_path("TEST_BIN")) or str(pb[0][1].program_name).endswith(
+                os.path.basename(env_path("TEST_BIN"))),
+                "ProgramBegin name %r" % pb[0][1].program_name)
+        proc_times = [ev.time for loc in threads for ev in t.events[loc]]
+        c.check(pb[0][1].time <= min(proc_times), "ProgramBegin is not the earliest host event")
+        c.check(pe[0][1].time >= max(proc_times), "ProgramEnd is not the latest host event")
+
+    check_attributes(c, t)
+    check_rma(c, t)
+
+
+def _open_wrapper_target_id(stack):
+    for ev in reversed(stack):
+        if ev.region.canonical_name in WRAPPERS:
+            return Trace.attr(ev, "target_id")
+    return None
+
+
+def check_attributes(c, t):
+    """Attribute contract on Enter events; target_id / host_op_id linkage."""
+    A = Trace.attr
+    target_ids = {}          # target_id -> device
+    host_ops = collections.Counter()
+    for loc in t.cpu_threads():
+        stack = []
+        for ev in t.events[loc]:
+            if isinstance(ev, otf2.events.Leave):
+                if stack:
+                    stack.pop()
+                continue
+            if not isinstance(ev, otf2.events.Enter):
+                continue
+            cn = ev.region.canonical_name
+            if cn in WRAPPERS:
+                tid = A(ev, "target_id")
+                dev = A(ev, "device")
+                if c.check(tid not in (None, 0), "%s Enter without target_id" % cn):
+                    c.check(tid not in target_ids, "target_id %r reused" % tid)
+                    target_ids[tid] = dev
+                c.check(dev is not None, "%s Enter without device" % cn)
+                c.check(A(ev, "codeptr_ra") not in (None, 0), "%s Enter without codeptr_ra" % cn)
+            elif cn in DATA_OPS:
+                want_optype = OMPT_REGIONS[cn][1]
+                c.equal(A(ev, "optype"), want_optype, "optype of %s" % cn)
+                for name in ("host_op_id", "src_addr", "src_device", "dst_device", "bytes",
+                             "codeptr_ra"):
+                    c.check(A(ev, name) is not None, "%s Enter lacks attribute %s" % (cn, name))
+                hop = A(ev, "host_op_id")
+                host_ops[hop] += 1
+                enclosing = _open_wrapper_target_id(stack)
+                c.equal(A(ev, "target_id"), enclosing,
+                        "target_id of %s vs enclosing target construct" % cn)
+            stack.append(ev)
+    for loc, ev in t.enters("kernel"):
+        tid = A(ev, "target_id")
+        dev = A(ev, "device")
+        c.check(tid in target_ids, "kernel target_id %r matches no target Enter" % tid)
+        if tid in target_ids:
+            c.equal(dev, target_ids[tid], "kernel 'device' attribute vs its target's device")
+            c.equal(loc.name, "device %s stream" % target_ids[tid],
+                    "stream of the kernel vs its target's device")
+        hop = A(ev, "host_op_id")
+        c.check(hop not in (None, 0), "kernel Enter without host_op_id")
+        host_ops[hop] += 1
+        c.check(A(ev, "requested_teams") is not None, "kernel Enter without requested_teams")
+    dup = [h for h, n in host_ops.items() if n > 1]
+    c.check(not dup, "host_op_id not unique: %r" % dup[:10])
+
+
+def check_rma(c, t):
+    """Every transfer is Enter, RmaPut/RmaGet ... RmaOpCompleteBlocking, Leave
+    with matching ids, windows and remote = the device stream."""
+    A = Trace.attr
+    streams = t.device_streams()
+    threads = t.cpu_threads()
+    # windows and their communicators
+    for d, stream in streams.items():
+        win = t.win_by_name("device %d memory" % d)
+        if not c.check(win is not None, "no RmaWin 'device %d memory'" % d):
+            continue
+        members = list(win.comm.group.members)
+        c.check(members and members[-1] == stream,
+                "last member of the comm group of window %d is not its stream" % d)
+        c.equal(sorted(m.name for m in members[:-1]), sorted(l.name for l in threads),
+                "host members of comm group for device %d" % d)
+        creates = [ev for _, ev in t.events_of(otf2.events.RmaWinCreate) if ev.win == win]
+        destroys = [ev for _, ev in t.events_of(otf2.events.RmaWinDestroy) if ev.win == win]
+        c.equal(len(creates), 1, "RmaWinCreate for device %d" % d)
+        c.equal(len(destroys), 1, "RmaWinDestroy for device %d" % d)
+
+    for loc in threads:
+        evs = t.events[loc]
+        for i, ev in enumerate(evs):
+            if isinstance(ev, otf2.events.Enter) and ev.region.canonical_name in (
+                    "transfer to device", "transfer from device"):
+                to = ev.region.canonical_name == "transfer to device"
+                cls = otf2.events.RmaPut if to else otf2.events.RmaGet
+                dev = A(ev, "dst_device" if to else "src_device")
+                nxt = evs[i + 1] if i + 1 < len(evs) else None
+                if not c.check(isinstance(nxt, cls), "%s: Enter(%s) not followed by %s (got %s)"
+                               % (loc.name, ev.region.canonical_name, cls.__name__,
+                                  type(nxt).__name__)):
+                    continue
+                c.equal(nxt.bytes, A(ev, "bytes"), "%s bytes vs Enter bytes" % cls.__name__)
+                c.equal(nxt.matching_id, A(ev, "host_op_id"),
+                        "%s matching id vs host_op_id" % cls.__name__)
+                c.equal(nxt.win.name, "device %s memory" % dev, "%s window" % cls.__name__)
+                if dev in streams:
+                    try:
+                        remote = nxt.win.location(nxt.remote)
+                    except Exception:
+                        remote = None
+                    c.check(remote == streams[dev], "%s remote %r is not device %s stream"
+                            % (cls.__name__, nxt.remote, dev))
+                # find the Leave of this Enter
+                depth = 0
+                for j in range(i + 1, len(evs)):
+                    e2 = evs[j]
+                    if isinstance(e2, otf2.events.Enter):
+                        depth += 1
+                    elif isinstance(e2, otf2.events.Leave):
+                        if depth == 0:
+                            prev = evs[j - 1]
+                            if c.check(isinstance(prev, otf2.events.RmaOpCompleteBlocking),
+                                       "%s: Leave(%s) not preceded by RmaOpCompleteBlocking"
+                                       % (loc.name, ev.region.canonical_name)):
+                                c.equal(prev.matching_id, A(ev, "host_op_id"),
+                                        "RmaOpCompleteBlocking matching id")
+                                c.equal(prev.win, nxt.win, "RmaOpCompleteBlocking window")
+                            break
+                        depth -= 1
+
+
+def data_op_summary(t):
+    """{(canonical, device): [bytes, ...]} for data op Enters; device is the
+    destination for alloc/transfer to, the source for delete/transfer from."""
+    A = Trace.attr
+    out = collections.defaultdict(list)
+    for loc, ev in t.enters():
+        cn = ev.region.canonical_name
+        if cn in ("alloc", "transfer to device"):
+            out[(cn, A(ev, "dst_device"))].append(A(ev, "bytes"))
+        elif cn in ("delete", "transfer from device"):
+            out[(cn, A(ev, "src_device"))].append(A(ev, "bytes"))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def transfer_summary(t):
+    """{(kind, device): sorted [bytes]} from RmaPut/RmaGet, device taken
+    from the window name."""
+    out = collections.defaultdict(list)
+    for tr in t.transfers():
+        m = re.fullmatch(r"device (\d+) memory", tr.win.name)
+        dev = int(m.group(1)) if m else tr.win.name
+        out[(tr.kind, dev)].append(tr.bytes)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def check_memory(c, t, single_thread):
+    """alloc/delete pairing per device, delete bytes = alloc bytes, and the
+    device_memory_in_use metric."""
+    A = Trace.attr
+    streams = t.device_streams()
+    allocs = {}
+    events = []          # (leave time, device, +/- bytes)
+    for loc, enter, leave in t.intervals():
+        cn = enter.region.canonical_name
+        if cn == "alloc":
+            dev = A(enter, "dst_device")
+            addr = A(enter, "dst_addr")
+            c.check(addr not in (None, 0), "alloc without dst_addr (device address at its end)")
+            c.check(A(enter, "src_device") == HOST_DEVICE,
+                    "alloc src_device %r, want host %d" % (A(enter, "src_device"), HOST_DEVICE))
+            allocs[(dev, addr)] = A(enter, "bytes")
+            events.append((leave.time, dev, A(enter, "bytes")))
+        elif cn == "delete":
+            dev = A(enter, "src_device")
+            addr = A(enter, "src_addr")
+            want = allocs.pop((dev, addr), None)
+            c.check(want is not None, "delete of %#x on device %r without a matching alloc"
+                    % (addr or 0, dev))
+            c.equal(A(enter, "bytes"), want, "delete bytes (size of the matching alloc)")
+            events.append((leave.time, dev, -(want or 0)))
+    c.check(not allocs, "allocs never deleted: %r" % allocs)
+    events.sort(key=lambda e: e[0])
+    per_dev = collections.defaultdict(list)
+    for _, dev, delta in events:
+        per_dev[dev].append(delta)
+    for dev, deltas in per_dev.items():
+        stream = streams.get(dev)
+        if not c.check(stream is not None, "no stream for device %r with allocs" % dev):
+            continue
+        vals = [v for _, _, v in t.metric_values("device_memory_in_use", stream)]
+        c.equal(len(vals), len(deltas),
+                "device_memory_in_use samples on device %d (one per alloc/delete end)" % dev)
+        if vals:
+            c.equal(vals[-1], 0, "final device_memory_in_use on device %d" % dev)
+        if single_thread:
+            running, want = 0, []
+            for d in deltas:
+                running += d
+                want.append(running)
+            c.equal(vals, want, "device_memory_in_use sequence on device %d" % dev)
+    for dev, stream in streams.items():
+        if dev not in per_dev:
+            vals = t.metric_values("device_memory_in_use", stream)
+            c.equal(len(vals), 0, "device_memory_in_use samples on unused device %d" % dev)
+
+
+def check_counts(c, t, want):
+    """Exact Enter counts of every OpenMP construct / data op / kernel
+    (device lifecycle regions are checked separately)."""
+    got = t.count_enters()
+    for name in sorted(set(OMPT_REGIONS) - DEVICE_LIFECYCLE):
+        c.equal(got.get(name, 0), want.get(name, 0), "number of %r regions" % name)
+
+
+def check_kernels(c, t, want_per_device, want_lines_in_order):
+    """Kernel count per device stream, and display names = outlined symbols
+    `__omp_offloading_<dev>_<file>_main_l<line>` in execution order."""
+    streams = t.device_streams()
+    for dev, n in want_per_device.items():
+        stream = streams.get(dev)
+        if not c.check(stream is not None, "no 'device %d stream' location" % dev):
+            continue
+        c.equal(len(t.enters("kernel", stream)), n, "kernels on device %d stream" % dev)
+        c.equal(stream.type, LocationType.ACCELERATOR_STREAM, "type of device %d stream" % dev)
+    total = sum(want_per_device.values())
+    c.equal(len(t.enters("kernel")), total, "kernels in total")
+    for dev, stream in streams.items():
+        if dev not in want_per_device:
+            c.equal(len(t.enters("kernel", stream)), 0, "kernels on device %d stream" % dev)
+        inits = len(t.enters("device initialize", stream))
+        c.check(inits <= 1, "device %d initialized %d times" % (dev, inits))
+    for dev in want_per_device:
+        if dev in streams:
+            c.equal(len(t.enters("device initialize", streams[dev])), 1,
+                    "device initialize on device %d stream" % dev)
+    if want_lines_in_order is None:
+        return
+    names = [ev.region.name for _, ev in sorted(t.enters("kernel"), key=lambda le: le[1].time)]
+    bad = []
+    for name in set(names):
+        if not any(kernel_name_re(line).fullmatch(name) for line in want_lines_in_order):
+            bad.append(name)
+    ok = c.check(not bad, "KERNEL NAMING: kernel display names %r are not the outlined "
+                 "symbols __omp_offloading_*_main_l<line> for lines %r"
+                 % (sorted(bad), sorted(set(want_lines_in_order))))
+    if ok:
+        lines = [int(re.search(r"_l(\d+)$", n).group(1)) for n in names]
+        c.equal(lines, want_lines_in_order, "kernel lines in execution order")
+    kernel_regions = t.regions_by_canonical("kernel")
+    for reg in kernel_regions:
+        m = re.search(r"_l(\d+)$", reg.name)
+        if m and reg.begin_line_number and reg.begin_line_number != int(m.group(1)):
+            c.note("kernel region %r has source line %d, its symbol says line %s "
+                   "(the -O1 line table maps the call to another line)"
+                   % (reg.name, reg.begin_line_number, m.group(1)))
+    c.equal(len({r.name for r in kernel_regions}), len(kernel_regions),
+            "one kernel region per distinct name")
