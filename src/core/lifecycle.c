@@ -95,4 +95,10 @@ void tr_lifecycle_end(const char *why)
 __attribute__((destructor)) static void end_at_unload(void)
 {
     tr_lifecycle_end("unload");
+    /* Whatever the runtime reported after the archive was written is not in
+     * it; say so rather than hide the gap. */
+    uint64_t late = tr_buf_refused_total();
+    if (late)
+        tr_log("%llu events arrived after the trace was written and are not in it",
+               (unsigned long long)late);
 }

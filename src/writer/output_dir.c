@@ -48,6 +48,22 @@ static int usable_existing(const char *dir)
     return 1;
 }
 
+/* Why an existing BASE was not used, for the one line that names the
+ * directory written instead. */
+static const char *taken_reason(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st))
+        return "cannot be used";
+    if (S_ISLNK(st.st_mode))
+        return "is a symlink (not followed)";
+    if (!S_ISDIR(st.st_mode))
+        return "exists and is not a directory";
+    if (st.st_uid != geteuid())
+        return "is a directory of another user";
+    return "already holds a trace";
+}
+
 int tr_output_dir_create(char *dir, size_t size)
 {
     const char *env = getenv("TRACER_OUTPUT");
@@ -66,18 +82,25 @@ int tr_output_dir_create(char *dir, size_t size)
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
         snprintf(base, sizeof base, "tracer-%s-%s-%ld", exe, stamp, (long)getpid());
     }
+    const char *why = "already holds a trace";
     for (int i = 0; i < MAX_SUFFIX; i++) {
         if (i == 0)
             snprintf(dir, size, "%s", base);
         else
             snprintf(dir, size, "%s.%d", base, i);
-        if (mkdir(dir, 0777) == 0 || (errno == EEXIST && i == 0 && usable_existing(dir))) {
+        if (mkdir(dir, 0777) == 0) {
             if (i > 0)
-                tr_log("%s already holds a trace; writing to %s instead", base, dir);
+                tr_log("%s %s; writing to %s instead", base, why, dir);
             return 0;
         }
-        if (errno != EEXIST) {
-            tr_log("writer: cannot create %s: %s; no trace written", dir, strerror(errno));
+        int err = errno; /* usable_existing() and taken_reason() call lstat */
+        if (err == EEXIST && i == 0) {
+            if (usable_existing(dir))
+                return 0;
+            why = taken_reason(dir);
+        }
+        if (err != EEXIST) {
+            tr_log("writer: cannot create %s: %s; no trace written", dir, strerror(err));
             return -1;
         }
     }
