@@ -64,11 +64,31 @@ static const char *taken_reason(const char *dir)
     return "already holds a trace";
 }
 
+/* Holds the directory open (never through a symlink) and checks it is still
+ * ours, so the archive can be written through /proc/self/fd/N: swapping the
+ * path for a link after this check cannot redirect the writes. */
+static int open_checked(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || st.st_uid != geteuid()) {
+        tr_log("writer: %s changed while it was being opened; no trace written", dir);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int tr_output_dir_create(char *dir, size_t size)
 {
     const char *env = getenv("TRACER_OUTPUT");
     char base[4096];
     if (env && *env) {
+        if (strlen(env) > sizeof base - 16) {
+            tr_log("writer: TRACER_OUTPUT is longer than %zu characters; no trace written", sizeof base - 16);
+            return -1;
+        }
         snprintf(base, sizeof base, "%s", env);
         size_t n = strlen(base);
         while (n > 1 && base[n - 1] == '/')
@@ -91,12 +111,12 @@ int tr_output_dir_create(char *dir, size_t size)
         if (mkdir(dir, 0777) == 0) {
             if (i > 0)
                 tr_log("%s %s; writing to %s instead", base, why, dir);
-            return 0;
+            return open_checked(dir);
         }
         int err = errno; /* usable_existing() and taken_reason() call lstat */
         if (err == EEXIST && i == 0) {
             if (usable_existing(dir))
-                return 0;
+                return open_checked(dir);
             why = taken_reason(dir);
         }
         if (err != EEXIST) {

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-/* Fills @dir with a fresh directory for the archive. Returns 0, or -1 after
+/* Fills @dir with a fresh directory for the archive and returns a descriptor
+ * of it (O_NOFOLLOW, close-on-exec) that the caller closes; returns -1 after
  * printing one tracer: line. */
 int tr_output_dir_create(char *dir, size_t size);
 

@@ -2,10 +2,12 @@
  * them, write the OTF2 archive. Runs once, on the thread that ends the run. */
 #include "writer/writer.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -35,6 +37,22 @@ static int verbose(void)
 {
     const char *v = getenv("TRACER_VERBOSE");
     return v && *v && strcmp(v, "0") != 0;
+}
+
+/* OTF2 prints its errors on stderr by default; tracer owes the user a single
+ * tracer: line, so the first message is kept for that line instead. */
+static char otf2_error[256];
+
+static OTF2_ErrorCode keep_otf2_error(void *user, const char *file, uint64_t line, const char *function,
+                                         OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)user, (void)file, (void)line, (void)function;
+    if (!otf2_error[0]) {
+        int n = snprintf(otf2_error, sizeof otf2_error, "%s: ", OTF2_Error_GetDescription(code));
+        if (n > 0 && (size_t)n < sizeof otf2_error)
+            vsnprintf(otf2_error + n, sizeof otf2_error - (size_t)n, fmt, va);
+    }
+    return code;
 }
 
 static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
@@ -130,11 +148,23 @@ void tr_writer_run(uint64_t end_ticks)
     w.symbols = tr_symbols_open();
     char dir[4096];
     uint64_t total = 0;
+    int dirfd;
     if (tr_model_build(&w)) {
         tr_log("writer: out of memory while analysing events; no trace written");
-    } else if (tr_output_dir_create(dir, sizeof dir) == 0) {
-        if (write_archive(&w, dir, &total))
-            tr_log("writer: OTF2 failed while writing %s/traces.otf2; the trace may be incomplete", dir);
+    } else if ((dirfd = tr_output_dir_create(dir, sizeof dir)) >= 0) {
+        char via_fd[64];
+        snprintf(via_fd, sizeof via_fd, "/proc/self/fd/%d", dirfd);
+        struct stat a, b;
+        /* Without /proc, the checked path itself is the best there is. */
+        const char *path = stat(via_fd, &a) == 0 && fstat(dirfd, &b) == 0 && a.st_ino == b.st_ino ? via_fd : dir;
+        otf2_error[0] = 0;
+        OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(keep_otf2_error, 0);
+        int failed = write_archive(&w, path, &total);
+        OTF2_Error_RegisterCallback(old, 0);
+        close(dirfd);
+        if (failed)
+            tr_log("writer: writing %s/traces.otf2 failed (%s); the trace may be incomplete", dir,
+                   otf2_error[0] ? otf2_error : "OTF2 error");
         else if (verbose())
             tr_log("trace written to %s/traces.otf2 (%llu events, %zu host threads, %zu devices)", dir,
                    (unsigned long long)total, w.data.nstreams, w.ndevices);
