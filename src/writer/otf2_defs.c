@@ -192,6 +192,18 @@ static const struct {
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }
 
+void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v)
+{
+    OTF2_AttributeValue val;
+    switch (attrs[a].type) {
+    case OTF2_TYPE_INT32: val.int32 = (int32_t)v; break;
+    case OTF2_TYPE_UINT32: val.uint32 = (uint32_t)v; break;
+    case OTF2_TYPE_UINT8: val.uint8 = (uint8_t)v; break;
+    default: val.uint64 = v; break;
+    }
+    OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, attrs[a].type, val);
+}
+
 void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t *events_per_location,
                           uint64_t nlocations, const char *hostname)
 {

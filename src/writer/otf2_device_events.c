@@ -22,17 +22,7 @@ static int by_time_kind(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static void attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v)
-{
-    OTF2_AttributeValue val;
-    switch (tr_defs_attr_type(a)) {
-    case OTF2_TYPE_INT32: val.int32 = (int32_t)v; break;
-    case OTF2_TYPE_UINT32: val.uint32 = (uint32_t)v; break;
-    case OTF2_TYPE_UINT8: val.uint8 = (uint8_t)v; break;
-    default: val.uint64 = v; break;
-    }
-    OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, tr_defs_attr_type(a), val);
-}
+
 
 static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s)
 {
@@ -46,29 +36,29 @@ static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_devic
     const tr_record *r = it->rec;
     switch (r->type) {
     case TR_REC_SUBMIT:
-        attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)d->num);
-        attr(al, TR_ATTR_HOST_OP_ID, r->id);
-        attr(al, TR_ATTR_TARGET_ID, r->u[0]);
-        attr(al, TR_ATTR_TEAMS, r->aux);
+        tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)d->num);
+        tr_defs_attr(al, TR_ATTR_HOST_OP_ID, r->id);
+        tr_defs_attr(al, TR_ATTR_TARGET_ID, r->u[0]);
+        tr_defs_attr(al, TR_ATTR_TEAMS, r->aux);
         break;
     case TR_REC_DEVICE_INIT:
-        attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+        tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
         if (r->u[0])
             attr_string(w, al, TR_ATTR_DEVICE_TYPE, (const char *)(uintptr_t)r->u[0]);
         break;
     case TR_REC_DEVICE_LOAD:
-        attr(al, TR_ATTR_MODULE_ID, r->id);
+        tr_defs_attr(al, TR_ATTR_MODULE_ID, r->id);
         if (r->u[0])
             attr_string(w, al, TR_ATTR_FILE, (const char *)(uintptr_t)r->u[0]);
-        attr(al, TR_ATTR_HOST_ADDR, r->u[1]);
-        attr(al, TR_ATTR_BYTES, r->u[2]);
-        attr(al, TR_ATTR_DEVICE_ADDR, r->u[3]);
+        tr_defs_attr(al, TR_ATTR_HOST_ADDR, r->u[1]);
+        tr_defs_attr(al, TR_ATTR_BYTES, r->u[2]);
+        tr_defs_attr(al, TR_ATTR_DEVICE_ADDR, r->u[3]);
         break;
     case TR_REC_DEVICE_UNLOAD:
-        attr(al, TR_ATTR_MODULE_ID, r->id);
+        tr_defs_attr(al, TR_ATTR_MODULE_ID, r->id);
         break;
     default:
-        attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+        tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
         break;
     }
 }
@@ -114,7 +104,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
             break;
         case EV_LEAVE:
             if (it->incomplete)
-                attr(al, TR_ATTR_INCOMPLETE, 1);
+                tr_defs_attr(al, TR_ATTR_INCOMPLETE, 1);
             OTF2_EvtWriter_Leave(ew, al, ev[i].time, it->region);
             break;
         case EV_POINT:

@@ -28,17 +28,7 @@ typedef struct host_ctx {
     uint64_t last_time;
 } host_ctx;
 
-static void attr_u64(host_ctx *c, enum tr_attr a, uint64_t v)
-{
-    OTF2_AttributeValue val;
-    switch (tr_defs_attr_type(a)) {
-    case OTF2_TYPE_INT32: val.int32 = (int32_t)v; break;
-    case OTF2_TYPE_UINT32: val.uint32 = (uint32_t)v; break;
-    case OTF2_TYPE_UINT8: val.uint8 = (uint8_t)v; break;
-    default: val.uint64 = v; break;
-    }
-    OTF2_AttributeList_AddAttribute(c->al, (OTF2_AttributeRef)a, tr_defs_attr_type(a), val);
-}
+static void attr_u64(host_ctx *c, enum tr_attr a, uint64_t v) { tr_defs_attr(c->al, a, v); }
 
 static int push(host_ctx *c, open_region o)
 {

@@ -104,6 +104,8 @@ uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark);
 void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t *events_per_location,
                           uint64_t nlocations, const char *hostname);
 OTF2_Type tr_defs_attr_type(enum tr_attr a);
+/* Adds attribute @a with value @v, converted to the attribute's type. */
+void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v);
 
 /* Location ids: host streams 0..nstreams-1, then each device's lanes. */
 static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { (void)w; return stream; }
