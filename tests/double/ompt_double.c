@@ -7,7 +7,9 @@
  *               era); LLVM 19 accepts them all, so the fallback to
  *               target / target_data_op / target_submit is otherwise untested;
  *   incomplete  begins whose ends never come (a runtime bug or a crash
- *               inside the runtime): target, data op and kernel submit.
+ *               inside the runtime): target, data op and kernel submit;
+ *   overlap     two kernels on one device that overlap in time, as two host
+ *               threads make them by chance; here made deterministic.
  * Real runtimes are used by every other offload test. The addresses and
  * sizes below are the ground truth test_ompt_double.py checks.
  */
@@ -90,6 +92,29 @@ static void run_incomplete(void)
          2);
 }
 
+static void run_overlap(void)
+{
+    const void *ra = (const void *)run_overlap;
+    CALL(ompt_callback_device_initialize, ompt_callback_device_initialize_t, DEV, "double", 0, lookup, 0);
+    ompt_data_t task = {0}, t1 = {0}, t2 = {0};
+    ompt_id_t k1 = 0, k2 = 0, k3 = 0;
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target_nowait, ompt_scope_begin, DEV, &task,
+         0, &t1, ra);
+    CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_begin, &t1, &k1, 1);
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target_nowait, ompt_scope_begin, DEV, &task,
+         0, &t2, ra);
+    CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_begin, &t2, &k2, 2);
+    CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_end, &t1, &k1, 1);
+    CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_end, &t2, &k2, 2);
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target_nowait, ompt_scope_end, DEV, &task, 0,
+         &t2, ra);
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target_nowait, ompt_scope_end, DEV, &task, 0,
+         &t1, ra);
+    /* A third kernel after both: back on the first stream. */
+    CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_begin, &t1, &k3, 3);
+    CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_end, &t1, &k3, 3);
+}
+
 int main(int argc, char **argv)
 {
     int nonemi = argc > 1 && !strcmp(argv[1], "nonemi");
@@ -99,10 +124,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ompt_double: tracer refused to start\n");
         return 1;
     }
+    const char *mode = argc > 1 ? argv[1] : "incomplete";
     if (nonemi)
         run_nonemi();
+    else if (!strcmp(mode, "overlap"))
+        run_overlap();
     else
         run_incomplete();
-    printf("ompt_double %s done\n", nonemi ? "nonemi" : "incomplete");
+    printf("ompt_double %s done\n", mode);
     return 0;
 }

@@ -7,6 +7,10 @@ to device 4096 B (RmaPut); kernel with 8 requested teams on device 0's stream;
 transfer from device 1024 B (RmaGet); delete of 0x200000, whose size tracer
 must take from the alloc (4096); memory in use 4096 then 0.
 
+overlap ground truth: kernels with requested teams 1 and 2 overlap in time on
+device 0, so they are on two streams of device 0 ('device 0 stream' and
+'device 0 stream 1'); the third kernel (teams 3) follows both, on the first.
+
 incomplete ground truth: a complete `target enter data` with one 512 B alloc;
 then a `target` whose 256 B transfer and kernel never end: three Leaves with
 incomplete == 1 (transfer and target on the host thread, kernel on the
@@ -85,6 +89,16 @@ def main():
                 "the completed construct is not marked incomplete")
         c.equal(h.transfer_summary(t), {("to device", 0): [256]}, "incomplete transfer RmaPut")
         c.equal(t.count_enters().get("kernel", 0), 1, "incomplete kernel enter")
+        p, out = run_double("overlap", tmp)
+        c.equal(p.returncode, 0, "overlap exit code")
+        t = Trace(os.path.join(out, "traces.otf2"))
+        c.extend(t.check_timestamps(), "overlap timestamps")
+        c.extend(t.check_nesting(), "overlap nesting")
+        placed = sorted((Trace.attr(ev, "requested_teams"), loc.name) for loc, ev in t.enters("kernel"))
+        c.equal(placed, [(1, "device 0 stream"), (2, "device 0 stream 1"), (3, "device 0 stream")],
+                "overlap: kernel (teams) -> stream")
+        c.equal(sorted(t.streams_of_device()), [0], "overlap: streams belong to device 0 only")
+        c.equal(t.incomplete_leaves(), [], "overlap incomplete leaves")
     finally:
         if not os.environ.get("TRACER_TEST_KEEP"):
             import shutil

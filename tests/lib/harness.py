@@ -278,8 +278,13 @@ def check_structure(c, t, want_exit_status):
         c.equal(loc.group.name, "device %d" % d, "group of %s" % loc.name)
         c.equal(loc.group.location_group_type, LocationGroupType.ACCELERATOR,
                 "group type of %s" % loc.name)
-    n_streams = len(t.locations_of_type(LocationType.ACCELERATOR_STREAM))
-    c.equal(n_streams, len(streams), "ACCELERATOR_STREAM locations named 'device <d> stream'")
+    all_streams = t.locations_of_type(LocationType.ACCELERATOR_STREAM)
+    for loc in all_streams:
+        d = Trace.stream_device(loc)
+        if c.check(d is not None, "stream location name %r" % loc.name):
+            c.equal(loc.group.name, "device %d" % d, "group of %s" % loc.name)
+    c.equal(sorted(streams), sorted(t.streams_of_device()),
+            "every device with streams has a first 'device <d> stream'")
     refs_threads = [loc._ref for loc in threads]
     refs_streams = [loc._ref for loc in streams.values()]
     if refs_threads and refs_streams:
@@ -376,8 +381,8 @@ def check_attributes(c, t):
         c.check(tid in target_ids, "kernel target_id %r matches no target Enter" % tid)
         if tid in target_ids:
             c.equal(dev, target_ids[tid], "kernel 'device' attribute vs its target's device")
-            c.equal(loc.name, "device %s stream" % target_ids[tid],
-                    "stream of the kernel vs its target's device")
+            c.equal(Trace.stream_device(loc), target_ids[tid],
+                    "device of the kernel's stream (%s) vs its target's device" % loc.name)
         hop = A(ev, "host_op_id")
         c.check(hop not in (None, 0), "kernel Enter without host_op_id")
         host_ops[hop] += 1
@@ -542,13 +547,22 @@ def check_kernels(c, t, want_per_device, want_lines_in_order):
         stream = streams.get(dev)
         if not c.check(stream is not None, "no 'device %d stream' location" % dev):
             continue
-        c.equal(len(t.enters("kernel", stream)), n, "kernels on device %d stream" % dev)
+        on_dev = t.streams_of_device().get(dev, [])
+        c.equal(sum(len(t.enters("kernel", s)) for s in on_dev), n,
+                "kernels on device %d's streams" % dev)
         c.equal(stream.type, LocationType.ACCELERATOR_STREAM, "type of device %d stream" % dev)
+        # Kernels that overlapped in time must be on different streams.
+        for s in on_dev:
+            spans = sorted((a.time, b.time) for _, a, b in t.intervals("kernel", s))
+            for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+                c.check(s1 >= e0, "kernels overlap on %s: %r then %r" % (s.name, (s0, e0), (s1, e1)))
     total = sum(want_per_device.values())
     c.equal(len(t.enters("kernel")), total, "kernels in total")
-    for dev, stream in streams.items():
+    for dev, on_dev in t.streams_of_device().items():
         if dev not in want_per_device:
-            c.equal(len(t.enters("kernel", stream)), 0, "kernels on device %d stream" % dev)
+            c.equal(sum(len(t.enters("kernel", s)) for s in on_dev), 0,
+                    "kernels on device %d's streams" % dev)
+    for dev, stream in streams.items():
         inits = len(t.enters("device initialize", stream))
         c.check(inits <= 1, "device %d initialized %d times" % (dev, inits))
     for dev in want_per_device:

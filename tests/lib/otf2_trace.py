@@ -9,6 +9,8 @@ names.
 import collections
 import os
 
+import re
+
 import otf2
 from otf2.enums import LocationType
 
@@ -51,6 +53,22 @@ class Trace:
 
     def cpu_threads(self):
         return self.locations_of_type(LocationType.CPU_THREAD)
+
+    @staticmethod
+    def stream_device(loc):
+        """Device number of a 'device <d> stream' or 'device <d> stream <k>'
+        location (extra streams hold kernels that overlap in time), else None."""
+        m = re.fullmatch(r"device (\d+) stream(?: (\d+))?", loc.name)
+        return int(m.group(1)) if m else None
+
+    def streams_of_device(self):
+        """{device number: [stream locations]} over all ACCELERATOR_STREAMs."""
+        result = {}
+        for loc in self.locations_of_type(LocationType.ACCELERATOR_STREAM):
+            d = self.stream_device(loc)
+            if d is not None:
+                result.setdefault(d, []).append(loc)
+        return result
 
     def device_streams(self):
         """{device number: location} for ACCELERATOR_STREAM locations named
