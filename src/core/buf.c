@@ -2,6 +2,7 @@
  * switch, slab allocation, and the consumer's view. */
 #include "core/buf.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -27,6 +28,8 @@ static tr_tbuf *registry;
 static uint32_t thread_count;
 static uint64_t refused;
 static int oom_once;
+
+static tr_record *reserve_slow(tr_tbuf *b);
 
 static slab *slab_new(void)
 {
@@ -90,9 +93,18 @@ static tr_tbuf *tbuf_register(void)
     return b;
 }
 
+/* Runs inside the host's runtime calls: mmap/malloc must not leave the
+ * application a different errno than it had. */
 tr_record *tr_buf_reserve_slow(void)
 {
-    tr_tbuf *b = tr_buf_tls;
+    int saved_errno = errno;
+    tr_record *r = reserve_slow(tr_buf_tls);
+    errno = saved_errno;
+    return r;
+}
+
+static tr_record *reserve_slow(tr_tbuf *b)
+{
     if (!b && !(b = tbuf_register())) {
         tr_log_once(&oom_once, "out of memory for thread buffers; events are being dropped");
         __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);

@@ -5,6 +5,7 @@
  * end, so begin and end pair exactly even when operations nest or overlap. */
 #include "ompt/ompt_callbacks.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,10 @@ static inline uint8_t phase_of(ompt_scope_endpoint_t e)
  * rare device callbacks keep their own copy. */
 static uint64_t copy_string(const char *s)
 {
-    return s ? (uint64_t)(uintptr_t)strdup(s) : 0;
+    int saved_errno = errno;
+    char *copy = s ? strdup(s) : 0;
+    errno = saved_errno;
+    return (uint64_t)(uintptr_t)copy;
 }
 
 void tr_ompt_device_initialize(int device_num, const char *type, ompt_device_t *device,
