@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -79,9 +80,10 @@ static void push_full(tr_chunk *c)
 
 static tr_tbuf *tbuf_register(void)
 {
-    tr_tbuf *b = calloc(1, sizeof *b);
+    tr_tbuf *b = aligned_alloc(64, sizeof *b);
     if (!b)
         return 0;
+    memset(b, 0, sizeof *b);
     b->tid = (pid_t)syscall(SYS_gettid);
     b->index = __atomic_fetch_add(&thread_count, 1, __ATOMIC_RELAXED);
     b->pos = (uint32_t)TR_CHUNK_RECORDS; /* forces a chunk on first reserve */
