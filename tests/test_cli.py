@@ -40,11 +40,11 @@ TARGET_KINDS = ["target", "target enter data", "target exit data", "target updat
 
 
 def cli(args, cwd, timeout=60):
-    return x.run([h.env_path("TRACER_CLI")] + args, cwd, timeout=timeout)
+    return x.run([h.env_path("TEST_TRACER_CLI")] + args, cwd, timeout=timeout)
 
 
 def case_a(c, cwd):
-    version = os.environ.get("TRACER_PROJECT_VERSION", "0.1.0")
+    version = os.environ.get("TEST_PROJECT_VERSION", "0.1.0")
     for args in (["--help"], ["-h"], ["help"]):
         rc, out, err = cli(args, cwd)
         c.equal(rc, 0, "%r: exit code" % args)
@@ -314,7 +314,7 @@ def main():
             if c.failures:
                 r.show()
             r.cleanup()
-        if os.environ.get("TRACER_TEST_KEEP"):
+        if os.environ.get("TEST_KEEP"):
             print("kept", tmp)
         else:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -57,10 +57,10 @@ def main():
             c.check(not leftovers, "[%s] wrote %r into the cwd" % (label, leftovers))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    if os.environ.get("TRACER_TEST_PRELOAD"):
+    if os.environ.get("TEST_SANITIZER_PRELOAD"):
         # with sanitizer runtimes preloaded, bash/cc/mpiexec children are
         # instrumented too; their reports would be on stderr and fail above.
-        c.note("sanitizer runtimes preloaded: %s" % os.environ["TRACER_TEST_PRELOAD"])
+        c.note("sanitizer runtimes preloaded: %s" % os.environ["TEST_SANITIZER_PRELOAD"])
     c.finish()
 
 

@@ -315,7 +315,7 @@ def main():
         case_e(k, None if deaf else offload)
         case_g(k, offload)
     finally:
-        if os.environ.get("TRACER_TEST_KEEP"):
+        if os.environ.get("TEST_KEEP"):
             print("kept", tmp)
         else:
             shutil.rmtree(tmp, ignore_errors=True)

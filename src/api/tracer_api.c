@@ -8,11 +8,15 @@
 #include "api/user_regions.h"
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/config.h"
 #include "core/lifecycle.h"
 #include "writer/writer.h"
 
 #define TR_STR2(x) #x
 #define TR_STR(x) TR_STR2(x)
+
+/* Handle bit of regions that TRACER_REGIONS filters out. */
+#define TR_REGION_OFF 0x80000000u
 
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **names; /* names[id - 1] */
@@ -27,12 +31,11 @@ __attribute__((visibility("default"))) tracer_region_t tracer_region_register(co
         return 0;
     tracer_region_t id = 0;
     pthread_mutex_lock(&names_lock);
-    for (uint32_t i = 0; i < names_count; i++) {
-        if (!strcmp(names[i], name)) {
+    for (uint32_t i = 0; i < names_count && !id; i++)
+        if (!strcmp(names[i], name))
             id = i + 1;
-            goto out;
-        }
-    }
+    if (id)
+        goto out;
     if (names_count == names_cap) {
         uint32_t cap = names_cap ? 2 * names_cap : 64;
         char **n = realloc(names, cap * sizeof *n);
@@ -47,6 +50,10 @@ __attribute__((visibility("default"))) tracer_region_t tracer_region_register(co
     names[names_count++] = copy;
     id = names_count;
 out:
+    /* TRACER_REGIONS is decided here, once per name: a filtered region gets
+     * a handle marked off, which the hot path tests with one branch. */
+    if (id && !tr_globs_match(&tr_cfg.regions, name))
+        id |= TR_REGION_OFF;
     pthread_mutex_unlock(&names_lock);
     return id;
 }
@@ -54,6 +61,7 @@ out:
 const char *tr_user_region_name(uint32_t id)
 {
     const char *s = 0;
+    id &= ~TR_REGION_OFF;
     pthread_mutex_lock(&names_lock);
     if (id >= 1 && id <= names_count)
         s = names[id - 1];
@@ -63,8 +71,8 @@ const char *tr_user_region_name(uint32_t id)
 
 static inline int record(uint8_t type, uint8_t phase, tracer_region_t region, uint64_t value)
 {
-    if (!region)
-        return -1;
+    if (__builtin_expect(region - 1 >= TR_REGION_OFF - 1, 0))
+        return region ? 0 : -1; /* 0: never valid; off: filtered by TRACER_REGIONS */
     uint64_t t = tr_clock_ticks();
     tr_record *r = tr_buf_reserve();
     if (!r)

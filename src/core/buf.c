@@ -131,6 +131,20 @@ static tr_record *reserve_slow(tr_tbuf *b)
     return &c->rec[0];
 }
 
+void tr_buf_count_small(int from_device, uint64_t bytes)
+{
+    tr_tbuf *b = tr_buf_tls;
+    if (!b) {
+        int saved_errno = errno;
+        b = tbuf_register();
+        errno = saved_errno;
+        if (!b)
+            return;
+    }
+    b->small_count[from_device != 0]++;
+    b->small_bytes[from_device != 0] += bytes;
+}
+
 void tr_buf_count_refused(void)
 {
     __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);

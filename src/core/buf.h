@@ -47,6 +47,8 @@ struct __attribute__((aligned(64))) tr_tbuf {
     uint32_t index;          /* order of registration, 0 = first thread */
     uint64_t next_seq;
     uint64_t dropped;        /* records refused after the end or without memory */
+    uint64_t small_count[2]; /* transfers under TRACER_MIN_BYTES: [0] to, [1] from device */
+    uint64_t small_bytes[2];
     pid_t tid;
     tr_tbuf *next_registered;
 };
@@ -80,6 +82,10 @@ static inline void tr_buf_commit(void)
     b->pos++;
     __atomic_store_n(&b->cur->count, b->pos, __ATOMIC_RELEASE);
 }
+
+/* Counts a transfer that TRACER_MIN_BYTES keeps out of the trace, so its
+ * totals still are in it. @from_device: 0 host to device, 1 the other way. */
+void tr_buf_count_small(int from_device, uint64_t bytes);
 
 /* --- consumer side (the writer) ------------------------------------------ */
 

@@ -1,5 +1,8 @@
 #include "core/clock.h"
 
+#include "core/config.h"
+#include "core/log.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +35,15 @@ static int tsc_is_invariant(void)
 #endif
 }
 
-void tr_clock_init(void)
+static uint64_t calibration_span;
+
+void tr_clock_init(int choice, uint64_t calibration_ns)
 {
-    const char *want = getenv("TRACER_CLOCK");
-    tr_clock_use_tsc = (!want || strcmp(want, "monotonic") != 0) && tsc_is_invariant();
+    calibration_span = calibration_ns;
+    int invariant = choice != TR_CLOCK_MONOTONIC && tsc_is_invariant();
+    if (choice == TR_CLOCK_TSC && !invariant)
+        tr_log("TRACER_CLOCK=tsc: this CPU has no invariant TSC; using CLOCK_MONOTONIC");
+    tr_clock_use_tsc = invariant;
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     ns0 = tr_clock_mono_ns();
@@ -52,7 +60,7 @@ void tr_clock_calibrate_end(void)
     do {
         ns1 = tr_clock_mono_ns();
         tick1 = tr_clock_ticks();
-    } while (ns1 - ns0 < 20000000u);
+    } while (ns1 - ns0 < calibration_span);
 }
 
 uint64_t tr_clock_to_ns(uint64_t ticks)

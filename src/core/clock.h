@@ -32,9 +32,10 @@ static inline uint64_t tr_clock_ticks(void)
     return tr_clock_mono_ns();
 }
 
-/* Chooses the source and takes the first (tick, ns) pair. Call once. */
-void tr_clock_init(void);
-/* Takes the second pair; waits up to 20 ms so the rate is precise. */
+/* Chooses the source (enum tr_clock_choice) and takes the first (tick, ns)
+ * pair; @calibration_ns is the least span between the two pairs. Call once. */
+void tr_clock_init(int choice, uint64_t calibration_ns);
+/* Takes the second pair; waits until the calibration span has passed. */
 void tr_clock_calibrate_end(void);
 /* Converts raw ticks to CLOCK_MONOTONIC ns (valid after calibrate_end). */
 uint64_t tr_clock_to_ns(uint64_t ticks);

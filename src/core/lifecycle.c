@@ -3,9 +3,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/config.h"
+#include "core/filter.h"
 #include "core/log.h"
 
 enum { ST_IDLE, ST_ACTIVE, ST_ENDED };
@@ -45,25 +49,87 @@ static void after_fork_child(void)
     __atomic_store_n(&state, ST_ENDED, __ATOMIC_SEQ_CST);
 }
 
-static int env_disabled(void)
+extern char **environ;
+
+/* Prints what the configuration load found; errors say the run is untraced. */
+static void report_config(const tr_cfg_report *r)
 {
-    const char *e = getenv("TRACER_ENABLE");
-    return e && (!strcmp(e, "0") || !strcmp(e, "off") || !strcmp(e, "no") || !strcmp(e, "false"));
+    for (int i = 0; i < r->nmessages; i++) {
+        if (strncmp(r->messages[i], "unknown variable", 16) == 0)
+            tr_log("%s", r->messages[i]);
+        else
+            tr_log("%s; this run is not traced", r->messages[i]);
+    }
+}
+
+/* The launcher's rank variables: known before MPI_Init, in every process. */
+static int launcher_rank(long *rank)
+{
+    static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        if (v && *v) {
+            long r = strtol(v, &end, 10);
+            if (!*end && r >= 0) {
+                *rank = r;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* TRACER_STRICT=1: a CI pipeline wants a wrong configuration to stop the
+ * job before main, not to produce an untraced run that looks fine. */
+__attribute__((constructor)) static void strict_check(void)
+{
+    const char *s = getenv("TRACER_STRICT");
+    if (!s || (strcmp(s, "1") && strcasecmp(s, "yes") && strcasecmp(s, "true") && strcasecmp(s, "on")))
+        return;
+    static tr_config cfg;
+    static tr_cfg_report rep;
+    if (tr_cfg_load(&cfg, environ, &rep) == 0 || !cfg.strict)
+        return;
+    for (int i = 0; i < rep.nmessages; i++)
+        tr_log("%s", rep.messages[i]);
+    tr_log("TRACER_STRICT=1: configuration errors are fatal; exiting with status 1");
+    exit(1);
+}
+
+/* Reads the configuration; returns 1 when this process is to be traced. */
+static int configure(void)
+{
+    int errors = tr_cfg_load(&tr_cfg, environ, &tr_cfg_loaded);
+    report_config(&tr_cfg_loaded);
+    if (errors || !tr_cfg.enable)
+        return 0;
+    long rank;
+    if (!tr_cfg.ranks.all && launcher_rank(&rank) && !tr_ranges_contains(&tr_cfg.ranks, rank)) {
+        if (tr_cfg.verbose)
+            tr_log("rank %ld is not in TRACER_RANKS; not traced", rank);
+        return 0;
+    }
+    tr_filter_freeze(&tr_cfg);
+    return 1;
 }
 
 int tr_lifecycle_activate(const char *why)
 {
-    (void)why;
     int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (s != ST_IDLE)
         return s == ST_ACTIVE;
     /* Activation is rare and must not race with itself; a lock is fine here. */
     pthread_mutex_lock(&activate_lock);
     if (state == ST_IDLE) {
-        if (env_disabled()) {
+        if (!configure()) {
             state = ST_ENDED;
         } else {
-            tr_clock_init();
+            tr_clock_init(tr_cfg.clock, tr_cfg.calibration_ns);
+            if (tr_cfg.verbose)
+                tr_log("tracing pid %ld (started by %s); trace goes to %s", (long)getpid(), why,
+                       tr_cfg.output[0] ? tr_cfg.output : "./tracer-<exe>-<date>-<pid>");
             pthread_atfork(0, 0, after_fork_child);
             if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");

@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/filter.h"
 #include "core/ids.h"
 
 /* target_submit carries no device number; the enclosing target construct on
@@ -37,6 +38,8 @@ void tr_ompt_device_initialize(int device_num, const char *type, ompt_device_t *
                                ompt_function_lookup_t lookup, const char *documentation)
 {
     (void)device, (void)lookup, (void)documentation;
+    if (!tr_filter_device(device_num))
+        return;
     tr_record *r = tr_buf_reserve();
     if (!r)
         return;
@@ -47,6 +50,8 @@ void tr_ompt_device_initialize(int device_num, const char *type, ompt_device_t *
 
 void tr_ompt_device_finalize(int device_num)
 {
+    if (!tr_filter_device(device_num))
+        return;
     tr_record *r = tr_buf_reserve();
     if (!r)
         return;
@@ -60,6 +65,8 @@ void tr_ompt_device_load(int device_num, const char *filename, int64_t offset_in
                          uint64_t module_id)
 {
     (void)offset_in_file, (void)vma_in_file;
+    if (!tr_filter_device(device_num))
+        return;
     tr_record *r = tr_buf_reserve();
     if (!r)
         return;
@@ -71,6 +78,8 @@ void tr_ompt_device_load(int device_num, const char *filename, int64_t offset_in
 
 void tr_ompt_device_unload(int device_num, uint64_t module_id)
 {
+    if (!tr_filter_device(device_num))
+        return;
     tr_record *r = tr_buf_reserve();
     if (!r)
         return;
@@ -82,9 +91,12 @@ void tr_ompt_device_unload(int device_num, uint64_t module_id)
 static inline void record_target(ompt_target_t kind, uint8_t phase, int device_num, uint64_t target_id,
                                  const void *codeptr_ra)
 {
-    uint64_t t = tr_clock_ticks();
     if (phase == TR_PHASE_BEGIN)
         cur_target_device = device_num;
+    /* Registered also for kernels (the device of a submit comes from here). */
+    if (!(tr_flt.ompt & TR_OMPT_CONSTRUCTS) || !tr_filter_device(device_num))
+        return;
+    uint64_t t = tr_clock_ticks();
     tr_record *r = tr_buf_reserve();
     if (!r)
         return;
@@ -137,6 +149,40 @@ static inline void record_data_op(uint8_t phase, uint64_t target_id, uint64_t op
     tr_buf_commit();
 }
 
+/* The device side of an op: where it allocates, writes or frees. */
+static inline int data_op_device(ompt_target_data_op_t optype, int src, int dst)
+{
+    switch (optype) {
+    case ompt_target_data_transfer_from_device:
+    case ompt_target_data_transfer_from_device_async:
+    case ompt_target_data_delete:
+    case ompt_target_data_delete_async:
+        return src;
+    default:
+        return dst;
+    }
+}
+
+static inline int is_transfer(ompt_target_data_op_t t)
+{
+    return t == ompt_target_data_transfer_to_device || t == ompt_target_data_transfer_from_device ||
+           t == ompt_target_data_transfer_to_device_async || t == ompt_target_data_transfer_from_device_async;
+}
+
+/* Decided once per op, at its begin: 0 when the op is not recorded. */
+static inline int keep_data_op(ompt_target_data_op_t optype, int src, int dst, size_t bytes)
+{
+    if (!tr_filter_device(data_op_device(optype, src, dst)))
+        return 0;
+    if (__builtin_expect(bytes < tr_flt.min_bytes, 0) && is_transfer(optype)) {
+        tr_buf_count_small(optype == ompt_target_data_transfer_from_device ||
+                               optype == ompt_target_data_transfer_from_device_async,
+                           bytes);
+        return 0;
+    }
+    return 1;
+}
+
 void tr_ompt_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
                                 ompt_data_t *target_data, ompt_id_t *host_op_id,
                                 ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -147,8 +193,14 @@ void tr_ompt_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *tar
     uint64_t op = 0;
     if (host_op_id) {
         if (endpoint == ompt_scope_begin)
-            *host_op_id = tr_ids_new();
+            *host_op_id = keep_data_op(optype, src_device_num, dest_device_num, bytes) ? tr_ids_new()
+                                                                                        : TR_ID_SKIPPED;
         op = *host_op_id;
+        if (op == TR_ID_SKIPPED)
+            return;
+    } else if (endpoint == ompt_scope_begin &&
+               !keep_data_op(optype, src_device_num, dest_device_num, bytes)) {
+        return;
     }
     record_data_op(phase_of(endpoint), target_data ? target_data->value : 0, op, optype, src_addr,
                    src_device_num, dest_addr, dest_device_num, bytes, codeptr_ra);
@@ -179,8 +231,12 @@ void tr_ompt_target_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *targ
     uint64_t op = 0;
     if (host_op_id) {
         if (endpoint == ompt_scope_begin)
-            *host_op_id = tr_ids_new();
+            *host_op_id = tr_filter_device(cur_target_device) ? tr_ids_new() : TR_ID_SKIPPED;
         op = *host_op_id;
+        if (op == TR_ID_SKIPPED)
+            return;
+    } else if (!tr_filter_device(cur_target_device)) {
+        return;
     }
     record_submit(phase_of(endpoint), target_data ? target_data->value : 0, op, requested_num_teams);
 }
@@ -211,12 +267,16 @@ void tr_ompt_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id, ompt_targ
                             void *src_addr, int src_device_num, void *dest_addr, int dest_device_num,
                             size_t bytes, const void *codeptr_ra)
 {
+    if (!keep_data_op(optype, src_device_num, dest_device_num, bytes))
+        return;
     record_data_op(TR_PHASE_POINT, target_id, host_op_id, optype, src_addr, src_device_num, dest_addr,
                    dest_device_num, bytes, codeptr_ra);
 }
 
 void tr_ompt_target_submit(ompt_id_t target_id, ompt_id_t host_op_id, unsigned int requested_num_teams)
 {
+    if (!tr_filter_device(cur_target_device))
+        return;
     record_submit(TR_PHASE_POINT, target_id, host_op_id, requested_num_teams);
 }
 

@@ -6,6 +6,7 @@
 #include <omp-tools.h>
 #include <stddef.h>
 
+#include "core/config.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "ompt/ompt_callbacks.h"
@@ -39,27 +40,42 @@ static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
     if (!tr_lifecycle_activate("ompt"))
         return 0;
 
+    /* TRACER_OMPT is decided here: a class that is off gets no callback. */
+    uint32_t classes = tr_cfg.ompt;
+    int constructs = classes & TR_OMPT_CONSTRUCTS, data_ops = classes & TR_OMPT_DATA_OPS;
+    int kernels = classes & TR_OMPT_KERNELS, link_maps = classes & TR_OMPT_LINK_MAPS;
+    if (!(classes & (TR_OMPT_CONSTRUCTS | TR_OMPT_DATA_OPS | TR_OMPT_KERNELS | TR_OMPT_LINK_MAPS)))
+        return 1; /* no OpenMP class selected: user regions may still be recorded */
     int n = 0;
     n += REG(ompt_callback_device_initialize, tr_ompt_device_initialize);
     n += REG(ompt_callback_device_finalize, tr_ompt_device_finalize);
     n += REG(ompt_callback_device_load, tr_ompt_device_load);
     n += REG(ompt_callback_device_unload, tr_ompt_device_unload);
-    if (!REG(ompt_callback_target_emi, tr_ompt_target_emi))
-        n += REG(ompt_callback_target, tr_ompt_target);
-    else
-        n++;
-    if (!REG(ompt_callback_target_data_op_emi, tr_ompt_target_data_op_emi))
-        n += REG(ompt_callback_target_data_op, tr_ompt_target_data_op);
-    else
-        n++;
-    if (!REG(ompt_callback_target_submit_emi, tr_ompt_target_submit_emi))
-        n += REG(ompt_callback_target_submit, tr_ompt_target_submit);
-    else
-        n++;
-    if (!REG(ompt_callback_target_map_emi, tr_ompt_target_map_emi))
-        n += REG(ompt_callback_target_map, tr_ompt_target_map);
-    else
-        n++;
+    /* Kernels need the target callback too: it tells a submit's device. */
+    if (constructs || kernels) {
+        if (!REG(ompt_callback_target_emi, tr_ompt_target_emi))
+            n += REG(ompt_callback_target, tr_ompt_target);
+        else
+            n++;
+    }
+    if (data_ops) {
+        if (!REG(ompt_callback_target_data_op_emi, tr_ompt_target_data_op_emi))
+            n += REG(ompt_callback_target_data_op, tr_ompt_target_data_op);
+        else
+            n++;
+    }
+    if (kernels) {
+        if (!REG(ompt_callback_target_submit_emi, tr_ompt_target_submit_emi))
+            n += REG(ompt_callback_target_submit, tr_ompt_target_submit);
+        else
+            n++;
+    }
+    if (link_maps) {
+        if (!REG(ompt_callback_target_map_emi, tr_ompt_target_map_emi))
+            n += REG(ompt_callback_target_map, tr_ompt_target_map);
+        else
+            n++;
+    }
     return 1; /* keep the tool even with no target callback: user regions still work */
     (void)n;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/log.h"
 
 #define MAX_SUFFIX 1000
@@ -82,7 +83,7 @@ static int open_checked(const char *dir)
 
 int tr_output_dir_create(char *dir, size_t size)
 {
-    const char *env = getenv("TRACER_OUTPUT");
+    const char *env = tr_cfg.output;
     char base[4096];
     if (env && *env) {
         if (strlen(env) > sizeof base - 16) {

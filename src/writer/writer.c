@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/config.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "writer/output_dir.h"
@@ -33,11 +34,7 @@ static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
 
 void tr_writer_install(void) { tr_lifecycle_set_end_hook(tr_writer_run); }
 
-static int verbose(void)
-{
-    const char *v = getenv("TRACER_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
+static int verbose(void) { return tr_cfg.verbose; }
 
 /* OTF2 prints its errors on stderr by default; tracer owes the user a single
  * tracer: line, so the first message is kept for that line instead. */
@@ -55,6 +52,33 @@ static OTF2_ErrorCode keep_otf2_error(void *user, const char *file, uint64_t lin
     return code;
 }
 
+/* The trace says how it was taken: every variable's value and where it came
+ * from, and the totals of what filters kept out of the event stream. */
+static void record_configuration(OTF2_Archive *ar)
+{
+    char name[128], value[600];
+    for (size_t i = 0; i < tr_cfg_nvars; i++) {
+        const char *raw = tr_cfg_loaded.raw[i] ? tr_cfg_loaded.raw[i] : tr_cfg_vars[i].def;
+        snprintf(name, sizeof name, "TRACER::CONFIG::%s", tr_cfg_vars[i].name);
+        snprintf(value, sizeof value, "%s (%s)", raw,
+                 tr_cfg_loaded.source[i] == TR_CFG_FROM_ENV ? "environment" : "default");
+        OTF2_Archive_SetProperty(ar, name, value, false);
+    }
+    uint64_t count[2] = {0, 0}, bytes[2] = {0, 0};
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered)
+        for (int d = 0; d < 2; d++) {
+            count[d] += b->small_count[d];
+            bytes[d] += b->small_bytes[d];
+        }
+    static const char *const dir[2] = {"TO_DEVICE", "FROM_DEVICE"};
+    for (int d = 0; d < 2; d++) {
+        snprintf(name, sizeof name, "TRACER::FILTERED::SMALL_TRANSFERS_%s", dir[d]);
+        snprintf(value, sizeof value, "%llu transfers, %llu bytes", (unsigned long long)count[d],
+                 (unsigned long long)bytes[d]);
+        OTF2_Archive_SetProperty(ar, name, value, false);
+    }
+}
+
 static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -65,6 +89,10 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_SetCreator(ar, "tracer " TRACER_VERSION);
     OTF2_Archive_SetDescription(ar, "OpenMP offload trace; see docs/trace-model.md of tracer");
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    OTF2_Archive_SetMachineName(ar, host);
+    record_configuration(ar);
 
     uint64_t nloc = w->data.nstreams;
     for (size_t d = 0; d < w->ndevices; d++)

@@ -30,7 +30,7 @@ def run_double(mode, tmp):
     out = os.path.join(tmp, mode)
     env = h.base_env()
     env["TRACER_OUTPUT"] = out
-    extra = [p for p in os.environ.get("TRACER_TEST_PRELOAD", "").split(":") if p]
+    extra = [p for p in os.environ.get("TEST_SANITIZER_PRELOAD", "").split(":") if p]
     if extra:  # sanitizer runtimes must come first even for a linked library
         env["LD_PRELOAD"] = ":".join(extra)
     p = subprocess.run([h.env_path("TEST_BIN"), mode], cwd=tmp, env=env,
@@ -100,7 +100,7 @@ def main():
         c.equal(sorted(t.streams_of_device()), [0], "overlap: streams belong to device 0 only")
         c.equal(t.incomplete_leaves(), [], "overlap incomplete leaves")
     finally:
-        if not os.environ.get("TRACER_TEST_KEEP"):
+        if not os.environ.get("TEST_KEEP"):
             import shutil
             shutil.rmtree(tmp, ignore_errors=True)
     c.finish()

@@ -3,7 +3,7 @@
 Environment (set by tests/meson.build):
   USER_API_BIN    programs/user_api.c linked with libtracer (no preload needed)
   OFFLOAD_BIN     an offload program (optional: absent without clang-19)
-  TRACER_CLI      the `tracer` command
+  TEST_TRACER_CLI      the `tracer` command
 """
 
 import os
@@ -77,7 +77,7 @@ def runtime_deaf(bin_path, tmp):
     """Sanitizer builds only (see harness.skip_if_runtime_deaf): True when the
     OpenMP runtime delivers no OMPT target callbacks even to the independent
     probe tool with the sanitizer runtimes preloaded."""
-    extra = [p for p in re.split(r"[:\s]+", os.environ.get("TRACER_TEST_PRELOAD", "")) if p]
+    extra = [p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", "")) if p]
     probe = os.environ.get("OMPT_PROBE", "")
     if not extra or not probe:
         return False

@@ -1,11 +1,11 @@
 """Shared driver code for tracer's tests.
 
 Environment (set by tests/meson.build):
-  TRACER_LIB           full path of libtracer.so
+  TEST_TRACER_LIB           full path of libtracer.so
   TEST_BIN             program under test
   TEST_SRC             its source file (kernel line markers `/* KERNEL:tag */`)
   OTF2_PRINT           otf2-print executable (falls back to PATH)
-  TRACER_TEST_PRELOAD  sanitizer runtimes to preload before libtracer.so
+  TEST_SANITIZER_PRELOAD  sanitizer runtimes to preload before libtracer.so
                        (':' or ' ' separated), empty when not sanitizing
 """
 
@@ -111,15 +111,15 @@ def env_path(name, required=True):
 
 
 def preload_list():
-    extra = os.environ.get("TRACER_TEST_PRELOAD", "")
+    extra = os.environ.get("TEST_SANITIZER_PRELOAD", "")
     parts = [p for p in re.split(r"[:\s]+", extra) if p]
-    return parts + [env_path("TRACER_LIB")]
+    return parts + [env_path("TEST_TRACER_LIB")]
 
 
 def base_env():
-    env = dict(os.environ)
+    # Hermetic: no TRACER_* setting of the developer's shell leaks into a test.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRACER_")}
     env.pop("LD_PRELOAD", None)
-    env.pop("TRACER_OUTPUT", None)
     env["OMP_TARGET_OFFLOAD"] = "MANDATORY"
     env.setdefault("ASAN_OPTIONS", "detect_leaks=0:verify_asan_link_order=0")
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
@@ -167,7 +167,7 @@ def skip_if_runtime_deaf(bin_path, args, tmp):
     no target callback, the OpenMP runtime itself does not deliver them with
     this preload (LLVM 19 + preloaded libasan), whatever the tracer does:
     skip instead of failing on an environment limitation."""
-    extra = [p for p in re.split(r"[:\s]+", os.environ.get("TRACER_TEST_PRELOAD", "")) if p]
+    extra = [p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", "")) if p]
     probe = os.environ.get("OMPT_PROBE", "")
     if not extra or not probe:
         return
@@ -206,7 +206,7 @@ class OffloadRun:
         self.trace = None
 
     def cleanup(self):
-        if os.environ.get("TRACER_TEST_KEEP"):
+        if os.environ.get("TEST_KEEP"):
             print("kept", self.tmp)
             return
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,41 @@
+/* config_table.c - THE list of TRACER_* variables. Adding a variable here
+ * adds it to the parser, `tracer info --config`, `tracer run`'s options and
+ * (through the test that checks it) the README. Keep help to one line. */
+#include <stddef.h>
+
+#include "core/config.h"
+
+static const char *const clock_words[] = {"auto", "tsc", "monotonic", 0};
+static const char *const ompt_words[] = {"constructs", "data_ops", "kernels", "link_maps", "host_states", 0};
+
+#define F(field) offsetof(tr_config, field)
+
+const tr_cfg_var tr_cfg_vars[] = {
+    {"TRACER_ENABLE", TR_CFG_BOOL, "1", "Turn tracing on (1) or off (0)", 0, 0, 0, F(enable)},
+    {"TRACER_OUTPUT", TR_CFG_PATH, "./tracer-<exe>-<date>-<pid>",
+     "Directory for the trace (traces.otf2 inside); never overwritten", 0, 0, 0, F(output)},
+    {"TRACER_VERBOSE", TR_CFG_BOOL, "0", "Print start-up and end-of-run messages on stderr", 0, 0, 0, F(verbose)},
+    {"TRACER_STRICT", TR_CFG_BOOL, "0",
+     "Make configuration errors fatal before main (exit status 1), for CI", 0, 0, 0, F(strict)},
+    {"TRACER_OMPT", TR_CFG_LIST, "all",
+     "OMPT event classes: constructs, data_ops, kernels, link_maps, host_states", ompt_words, 0, 0, F(ompt)},
+    {"TRACER_DEVICES", TR_CFG_RANGES, "all", "OpenMP device numbers to trace, e.g. 0-3,8", 0, 0, 0, F(devices)},
+    {"TRACER_MIN_BYTES", TR_CFG_SIZE, "0",
+     "Smaller transfers are counted in totals but not recorded one by one", 0, 0, 0, F(min_bytes)},
+    {"TRACER_RANKS", TR_CFG_RANGES, "all", "MPI ranks to trace, e.g. 0,4-7 (rank from the launcher)", 0, 0, 0,
+     F(ranks)},
+    {"TRACER_REGIONS", TR_CFG_GLOBS, "*", "User regions (tracer.h) to record; !pattern excludes", 0, 0, 0,
+     F(regions)},
+    {"TRACER_MPIT_EVENTS", TR_CFG_GLOBS, "*", "MPI_T event types to register; !pattern excludes", 0, 0, 0,
+     F(mpit_events)},
+    {"TRACER_MPIT_LEVEL", TR_CFG_INT, "9",
+     "Highest MPI_T verbosity to register: 1 user basic ... 9 mpidev all", 0, 1, 9, F(mpit_level)},
+    {"TRACER_CLOCK", TR_CFG_CHOICE, "auto", "Timestamp source: auto, tsc or monotonic", clock_words, 0, 0,
+     F(clock)},
+    {"TRACER_CALIBRATION", TR_CFG_DURATION, "20ms",
+     "Least span of the TSC calibration; short runs wait at exit up to this long", 0, 0, 0, F(calibration_ns)},
+};
+
+const size_t tr_cfg_nvars = sizeof tr_cfg_vars / sizeof *tr_cfg_vars;
+
+_Static_assert(sizeof tr_cfg_vars / sizeof *tr_cfg_vars <= 64, "tr_cfg_report holds 64 variables");
