@@ -71,6 +71,26 @@ int tracer_region_end(tracer_region_t region);
  *  @return, thread-safety : as tracer_region_begin(). Since 0.1.0. */
 int tracer_mark(tracer_region_t region, uint64_t value);
 
+/* ----- Inspection (used by `tracer info`; handy in tests) ----------------- */
+
+/*! tracer_ompt_registration() :
+ *  Reports the @index-th OMPT callback tracer asked the OpenMP runtime for.
+ *  @callback : set to its name, e.g. "ompt_callback_target_emi" (static).
+ *  @result : set to the runtime's answer, an ompt_set_result_t:
+ *            1 never, 2 impossible (not used), 3 sometimes, 4 sometimes paired,
+ *            5 always; 0 error.
+ *  @return : 0, or -1 when @index is past the last one (or OMPT never started).
+ *  Thread-safe once OMPT has initialised. Since 0.1.0. */
+int tracer_ompt_registration(unsigned index, const char **callback, int *result);
+
+/*! tracer_ompt_device() :
+ *  Reports the @index-th device the runtime initialised (device_initialize).
+ *  @device_num, @type : its OpenMP number and the runtime's type string
+ *            (owned by tracer, valid until exit).
+ *  @return : 0, or -1 when @index is past the last one.
+ *  Thread-safe. Since 0.1.0. */
+int tracer_ompt_device(unsigned index, int *device_num, const char **type);
+
 /*! tracer_version_string() :
  *  @return : the library's version, e.g. "0.1.0" (static storage). */
 const char *tracer_version_string(void);

@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/filter.h"
 #include "core/ids.h"
+#include "tracer.h"
 
 /* target_submit carries no device number; the enclosing target construct on
  * this thread does. */
@@ -23,6 +24,7 @@ static inline uint8_t phase_of(ompt_scope_endpoint_t e)
 {
     return e == ompt_scope_begin ? TR_PHASE_BEGIN : e == ompt_scope_end ? TR_PHASE_END : TR_PHASE_POINT;
 }
+
 
 /* Device strings may live in a plugin unloaded before the writer runs, so the
  * rare device callbacks keep their own copy. */
@@ -34,10 +36,35 @@ static uint64_t copy_string(const char *s)
     return (uint64_t)(uintptr_t)copy;
 }
 
+/* Devices seen, for tracer_ompt_device(); device_initialize is rare. */
+#define MAX_DEVICES_SEEN 256
+static struct {
+    int num;
+    const char *type;
+} devices_seen[MAX_DEVICES_SEEN];
+static unsigned ndevices_seen;
+
+__attribute__((visibility("default"))) int tracer_ompt_device(unsigned index, int *device_num, const char **type)
+{
+    if (index >= __atomic_load_n(&ndevices_seen, __ATOMIC_ACQUIRE))
+        return -1;
+    *device_num = devices_seen[index].num;
+    *type = devices_seen[index].type;
+    return 0;
+}
+
 void tr_ompt_device_initialize(int device_num, const char *type, ompt_device_t *device,
                                ompt_function_lookup_t lookup, const char *documentation)
 {
     (void)device, (void)lookup, (void)documentation;
+    unsigned slot = __atomic_load_n(&ndevices_seen, __ATOMIC_RELAXED);
+    while (slot < MAX_DEVICES_SEEN &&
+           !__atomic_compare_exchange_n(&ndevices_seen, &slot, slot + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        ;
+    if (slot < MAX_DEVICES_SEEN) {
+        devices_seen[slot].num = device_num;
+        devices_seen[slot].type = (const char *)(uintptr_t)copy_string(type);
+    }
     if (!tr_filter_device(device_num))
         return;
     tr_record *r = tr_buf_reserve();

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "ompt/ompt_callbacks.h"
 #include "ompt/ompt_registration.h"
+#include "tracer.h"
 #include "writer/writer.h"
 
 static tr_ompt_registration registrations[TR_OMPT_MAX_REGISTRATIONS];
@@ -92,6 +93,16 @@ ompt_start_tool(unsigned int omp_version, const char *runtime_version)
     (void)omp_version, (void)runtime_version;
     static ompt_start_tool_result_t result = {tr_ompt_initialize, tr_ompt_finalize, {0}};
     return &result;
+}
+
+__attribute__((visibility("default"))) int tracer_ompt_registration(unsigned index, const char **callback,
+                                                                   int *result)
+{
+    if (index >= (unsigned)registration_count)
+        return -1;
+    *callback = registrations[index].callback;
+    *result = registrations[index].result;
+    return 0;
 }
 
 const tr_ompt_registration *tr_ompt_registrations(int *count)
