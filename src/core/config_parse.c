@@ -229,7 +229,8 @@ static int parse_globs(const char *t, tr_globs *g, char *err, size_t errlen)
     memset(&r, 0, sizeof r);
     size_t len = strlen(t);
     if (len >= sizeof r.buf) {
-        snprintf(err, errlen, "is longer than %zu characters", sizeof r.buf - 1);
+        snprintf(err, errlen, "is longer than %zu characters; expected %s", sizeof r.buf - 1,
+                 "a comma-separated list of patterns such as solve*,!*init*");
         return -1;
     }
     memcpy(r.buf, t, len + 1);
@@ -243,7 +244,8 @@ static int parse_globs(const char *t, tr_globs *g, char *err, size_t errlen)
             return -1;
         }
         if (r.n == TR_CFG_MAX_GLOBS) {
-            snprintf(err, errlen, "has more than %d patterns", TR_CFG_MAX_GLOBS);
+            snprintf(err, errlen, "has more than %d patterns; expected %s", TR_CFG_MAX_GLOBS,
+                     "a comma-separated list of patterns such as solve*,!*init*");
             return -1;
         }
         r.off[r.n++] = (uint16_t)(p - r.buf);
@@ -284,13 +286,15 @@ static int parse_ranges(const char *t, tr_ranges *out, char *err, size_t errlen)
             if (rc)
                 return -1;
             if (hi < lo) {
-                snprintf(err, errlen, "has the range %llu-%llu, which runs backwards", (unsigned long long)lo,
-                         (unsigned long long)hi);
+                snprintf(err, errlen, "has the range %llu-%llu, which runs backwards; expected %s",
+                         (unsigned long long)lo, (unsigned long long)hi,
+                         "all or a comma-separated list of numbers and ranges such as 0-3,8");
                 return -1;
             }
         }
         if (r.n == TR_CFG_MAX_RANGES) {
-            snprintf(err, errlen, "has more than %d ranges", TR_CFG_MAX_RANGES);
+            snprintf(err, errlen, "has more than %d ranges; expected %s", TR_CFG_MAX_RANGES,
+                     "all or a comma-separated list of numbers and ranges such as 0-3,8");
             return -1;
         }
         r.r[r.n].lo = (int64_t)lo;
@@ -321,7 +325,8 @@ int tr_cfg_parse(const tr_cfg_var *v, const char *t, void *out, char *err, size_
     case TR_CFG_DURATION: rc = parse_duration(t, out, err, errlen); break;
     case TR_CFG_PATH:
         if (strlen(t) > TR_CFG_PATH_MAX) {
-            snprintf(err, errlen, "is longer than %d characters", TR_CFG_PATH_MAX);
+            snprintf(err, errlen, "is longer than %d characters; expected a path of at most %d characters",
+                     TR_CFG_PATH_MAX, TR_CFG_PATH_MAX);
             return -1;
         }
         strcpy(out, t);

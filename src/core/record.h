@@ -15,7 +15,7 @@ enum tr_rec_type {
     TR_REC_DATA_OP,       /* id=host_op_id sub=optype dev=src dev2=dst
                            * begin: u0=target_id u1=src u2=dst u3=bytes
                            * end:   u0=codeptr   u1=src u2=dst u3=bytes */
-    TR_REC_SUBMIT,        /* id=host_op_id dev=device u0=target_id aux=requested teams */
+    TR_REC_SUBMIT,        /* id=host_op_id dev=device u0=target_id u1=target codeptr aux=teams */
     TR_REC_DEVICE_INIT,   /* dev, u0=(const char *) type, copied */
     TR_REC_DEVICE_FINI,   /* dev */
     TR_REC_DEVICE_LOAD,   /* dev id=module_id u0=(const char *) file, copied

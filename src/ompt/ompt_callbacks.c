@@ -19,6 +19,9 @@
 /* target_submit carries no device number; the enclosing target construct on
  * this thread does. */
 static __thread int32_t cur_target_device __attribute__((tls_model("initial-exec"))) = -1;
+/* ... and its code pointer names the kernel, even when TRACER_OMPT leaves
+ * the target construct itself out. */
+static __thread uint64_t cur_target_codeptr __attribute__((tls_model("initial-exec")));
 
 static inline uint8_t phase_of(ompt_scope_endpoint_t e)
 {
@@ -118,8 +121,10 @@ void tr_ompt_device_unload(int device_num, uint64_t module_id)
 static inline void record_target(ompt_target_t kind, uint8_t phase, int device_num, uint64_t target_id,
                                  const void *codeptr_ra)
 {
-    if (phase == TR_PHASE_BEGIN)
+    if (phase == TR_PHASE_BEGIN) {
         cur_target_device = device_num;
+        cur_target_codeptr = (uintptr_t)codeptr_ra;
+    }
     /* Registered also for kernels (the device of a submit comes from here). */
     if (!(tr_flt.ompt & TR_OMPT_CONSTRUCTS) || !tr_filter_device(device_num))
         return;
@@ -248,7 +253,8 @@ static inline void record_submit(uint8_t phase, uint64_t target_id, uint64_t op_
     r->aux = teams;
     r->id = op_id;
     r->u[0] = target_id;
-    r->u[1] = r->u[2] = r->u[3] = 0;
+    r->u[1] = cur_target_codeptr;
+    r->u[2] = r->u[3] = 0;
     tr_buf_commit();
 }
 

@@ -241,7 +241,7 @@ static int collect_device_items(tr_writer *w)
                 const tr_record *t = tr_model_target(w, r->u[0]);
                 tr_dev_item it = {.start = r->time, .end = r->time, .rec = r,
                                   .is_point = r->phase == TR_PHASE_POINT,
-                                  .region = tr_defs_region_kernel(w, t ? t->u[0] : 0)};
+                                  .region = tr_defs_region_kernel(w, t ? t->u[0] : r->u[1])};
                 if (add_item(d, it))
                     break;
                 if (r->phase == TR_PHASE_BEGIN && r->id)
