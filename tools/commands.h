@@ -48,6 +48,10 @@ struct tr_summary {
     struct tr_count_bytes allocations;
     uint64_t deletes;
     uint64_t incomplete;
+    /* Transfers below TRACER_MIN_BYTES: totals only, from the archive's
+     * TRACER::FILTERED::SMALL_TRANSFERS_* properties (0 when absent). */
+    struct tr_count_bytes small_to_device;
+    struct tr_count_bytes small_from_device;
 };
 
 /* Canonical region name of a target kind ("target enter data nowait"). */
@@ -65,5 +69,9 @@ void tr_summary_free(struct tr_summary *s);
 /* Entry points of the commands: argv[0] is the command name. */
 int cmd_summary(int argc, char **argv);
 void cmd_summary_usage(FILE *fp);
+int cmd_info(int argc, char **argv);
+void cmd_info_usage(FILE *fp);
+int cmd_run(int argc, char **argv);
+void cmd_run_usage(FILE *fp);
 
 #endif

@@ -103,6 +103,12 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s)
             (unsigned long long)s->allocations.count,
             (unsigned long long)s->allocations.bytes, (unsigned long long)s->deletes);
     fprintf(fp, "incomplete operations: %llu\n", (unsigned long long)s->incomplete);
+    if (s->small_to_device.count || s->small_from_device.count)
+        fprintf(fp,
+                "transfers below TRACER_MIN_BYTES (totals only): to device %llu, %llu bytes; "
+                "from device %llu, %llu bytes\n",
+                (unsigned long long)s->small_to_device.count, (unsigned long long)s->small_to_device.bytes,
+                (unsigned long long)s->small_from_device.count, (unsigned long long)s->small_from_device.bytes);
 }
 
 static void tr_json_string(FILE *fp, const char *s)
@@ -152,8 +158,17 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
     tr_json_count_bytes(fp, "transfers_to_device", &s->transfers_to_device);
     tr_json_count_bytes(fp, "transfers_from_device", &s->transfers_from_device);
     tr_json_count_bytes(fp, "allocations", &s->allocations);
-    fprintf(fp, ",\"deletes\":%llu,\"incomplete\":%llu}\n", (unsigned long long)s->deletes,
+    fprintf(fp, ",\"deletes\":%llu,\"incomplete\":%llu", (unsigned long long)s->deletes,
             (unsigned long long)s->incomplete);
+    /* Only when some were filtered, so the keys of other traces stay as they were. */
+    if (s->small_to_device.count || s->small_from_device.count) {
+        fprintf(fp,
+                ",\"small_transfers\":{\"to_device\":{\"count\":%llu,\"bytes\":%llu},"
+                "\"from_device\":{\"count\":%llu,\"bytes\":%llu}}",
+                (unsigned long long)s->small_to_device.count, (unsigned long long)s->small_to_device.bytes,
+                (unsigned long long)s->small_from_device.count, (unsigned long long)s->small_from_device.bytes);
+    }
+    fputs("}\n", fp);
 }
 
 /* ---- command -------------------------------------------------------------------- */

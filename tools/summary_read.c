@@ -544,6 +544,39 @@ static uint64_t tr_ticks_to_ns(uint64_t ticks, uint64_t resolution)
     return (uint64_t)((long double)ticks * 1e9L / (long double)resolution + 0.5L);
 }
 
+/* "N transfers, B bytes", as src/writer/writer.c records it. */
+static void tr_parse_small(const char *value, struct tr_count_bytes *cb)
+{
+    unsigned long long count, bytes;
+    if (sscanf(value, "%llu transfers, %llu bytes", &count, &bytes) == 2) {
+        cb->count = count;
+        cb->bytes = bytes;
+    }
+}
+
+/* Transfers that TRACER_MIN_BYTES kept out of the event stream are only in
+ * the archive's properties. Older traces have none: the totals stay 0. Only
+ * names that exist are asked for, so OTF2 reports no "not found" error. */
+static void tr_read_small_transfers(OTF2_Reader *rd, struct tr_summary *out)
+{
+    static const char *const names[2] = {"TRACER::FILTERED::SMALL_TRANSFERS_TO_DEVICE",
+                                         "TRACER::FILTERED::SMALL_TRANSFERS_FROM_DEVICE"};
+    struct tr_count_bytes *dest[2] = {&out->small_to_device, &out->small_from_device};
+    uint32_t n = 0;
+    char **have = NULL;
+    if (OTF2_Reader_GetPropertyNames(rd, &n, &have) != OTF2_SUCCESS)
+        return;
+    for (uint32_t i = 0; have && i < n; i++)
+        for (int d = 0; d < 2; d++) {
+            char *value = NULL;
+            if (strcmp(have[i], names[d]) == 0 && OTF2_Reader_GetProperty(rd, names[d], &value) == OTF2_SUCCESS
+                && value)
+                tr_parse_small(value, dest[d]);
+            free(value);
+        }
+    free(have);
+}
+
 static int tr_read(OTF2_Reader *rd, struct tr_state *st, char *err, size_t errlen)
 {
     OTF2_ErrorCode rc = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
@@ -572,6 +605,7 @@ static int tr_read(OTF2_Reader *rd, struct tr_state *st, char *err, size_t errle
             return -1;
         }
     }
+    tr_read_small_transfers(rd, st->out);
     /* traceLength is the writer's own latest - earliest over every record;
      * fall back to the events we saw when it is missing. */
     uint64_t span = st->trace_length;

@@ -19,6 +19,10 @@ struct tr_command {
 static const struct tr_command tr_commands[] = {
     { "summary", "print what a trace holds: target regions, kernels, transfers",
       cmd_summary, cmd_summary_usage },
+    { "info", "print the build, the OpenMP/MPI runtimes tracer sees, the TRACER_* settings",
+      cmd_info, cmd_info_usage },
+    { "run", "run a command with libtracer.so preloaded, TRACER_* set from options",
+      cmd_run, cmd_run_usage },
 };
 
 #define TR_N_COMMANDS (sizeof tr_commands / sizeof tr_commands[0])
@@ -29,7 +33,8 @@ static void tr_usage(FILE *fp)
           "       tracer --help | --version\n"
           "\n"
           "Record an OpenMP offload program with\n"
-          "  TRACER_OUTPUT=DIR LD_PRELOAD=libtracer.so ./app\n"
+          "  tracer run --output DIR -- ./app\n"
+          "(or TRACER_OUTPUT=DIR LD_PRELOAD=libtracer.so ./app)\n"
           "and inspect the resulting OTF2 trace with the commands below.\n"
           "\n"
           "commands:\n", fp);

@@ -81,6 +81,36 @@ static int open_checked(const char *dir)
     return fd;
 }
 
+/* Claims the directory @fd for this process. The ranks of one MPI job share
+ * TRACER_OUTPUT and end at about the same time: one creates the directory,
+ * and another, finding it still empty, would reuse it and write into the same
+ * files. An empty anchor file created exclusively is the claim (an empty
+ * directory with it is no longer "usable"); OTF2 writes the real anchor over
+ * it. Returns 0 when the claim is ours. */
+static int claim(int fd)
+{
+    int c = openat(fd, "traces.otf2", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (c < 0)
+        return -1;
+    close(c);
+    return 0;
+}
+
+/* open_checked() + claim(): the directory's fd, or -1 with *lost set when
+ * another process claimed it first. */
+static int open_claimed(const char *dir, int *lost)
+{
+    int fd = open_checked(dir);
+    *lost = 0;
+    if (fd < 0 || claim(fd) == 0)
+        return fd;
+    *lost = errno == EEXIST;
+    if (!*lost)
+        tr_log("writer: cannot create %s/traces.otf2: %s; no trace written", dir, strerror(errno));
+    close(fd);
+    return -1;
+}
+
 int tr_output_dir_create(char *dir, size_t size)
 {
     const char *env = tr_cfg.output;
@@ -109,15 +139,24 @@ int tr_output_dir_create(char *dir, size_t size)
             snprintf(dir, size, "%s", base);
         else
             snprintf(dir, size, "%s.%d", base, i);
+        int lost, fd;
         if (mkdir(dir, 0777) == 0) {
-            if (i > 0)
-                tr_log("%s %s; writing to %s instead", base, why, dir);
-            return open_checked(dir);
+            fd = open_claimed(dir, &lost);
+            if (!lost) {
+                if (i > 0 && fd >= 0)
+                    tr_log("%s %s; writing to %s instead", base, why, dir);
+                return fd;
+            }
+            continue; /* another process reused it between mkdir and claim */
         }
         int err = errno; /* usable_existing() and taken_reason() call lstat */
         if (err == EEXIST && i == 0) {
-            if (usable_existing(dir))
-                return open_checked(dir);
+            if (usable_existing(dir)) {
+                fd = open_claimed(dir, &lost);
+                if (!lost)
+                    return fd;
+                continue; /* claimed by another process: already holds a trace */
+            }
             why = taken_reason(dir);
         }
         if (err != EEXIST) {

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""`tracer info` (tools/cmd_info.c and the info_*.c engines).
+
+  a. the build section: version, compiler, OTF2 version, libtracer.so found;
+     exit 0, nothing on stderr.
+  b. OpenMP (libomp + libomptarget of LLVM 19, loaded in a child): lists
+     ompt_callback_target_emi and device_initialize as `always`,
+     target_map_emi as `never`, and at least one device; the user's
+     TRACER_OMPT=none / TRACER_ENABLE=0 do not change it (clean child
+     environment); the child's temporary trace directory is removed.
+     --omp-lib /nonexistent: "no OpenMP runtime found (tried /nonexistent)".
+  c. MPI: with MPICH the version line and the MPI_T source and event counts;
+     --mpi-lib /nonexistent: "no MPI library found"; a library that says it
+     is Open MPI (a stand-in compiled here, and the real libmpi.so.40 when
+     installed): "differs from the one tracer was built against", no MPI_T.
+  d. --config: each variable with its source; a malformed value is INVALID
+     with the parser's message; an unknown TRACER_* name gets the closest
+     known one.  --config --markdown: the README table header.  Usage
+     errors: exit 2, one `tracer: info:` line.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import harness as h  # noqa: E402
+import extra as x    # noqa: E402
+
+OPENMPI_LIB = "/usr/lib/x86_64-linux-gnu/libmpi.so.40"
+FAKE_OPENMPI = r"""
+#include <string.h>
+int MPI_Get_library_version(char *version, int *len)
+{
+    strcpy(version, "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4");
+    *len = (int)strlen(version);
+    return 0;
+}
+"""
+
+
+def info(args, cwd, extra=None, timeout=180):
+    env = {"LD_PRELOAD": None}
+    if extra:
+        env.update(extra)
+    return x.run([h.env_path("TEST_TRACER_CLI"), "info"] + args, cwd, extra=env, timeout=timeout)
+
+
+def callback_results(out):
+    return dict(re.findall(r"^\s+(ompt_callback_\w+)\s+(\S.*?)\s*$", out, re.M))
+
+
+def case_a(c, cwd):
+    rc, out, err = info([], cwd)
+    x.check_no_signal(c, rc, "info")
+    c.equal(rc, 0, "info: exit code")
+    c.equal(err, "", "info: stderr")
+    version = os.environ.get("TEST_PROJECT_VERSION", "0.1.0")
+    c.check(out.startswith("tracer %s\n" % version), "info: first line %r" % out[:80])
+    for label in ("compiler:", "build type:", "sanitizers:", "omp-tools.h from:"):
+        c.check(re.search(r"^\s+%s\s+\S" % re.escape(label), out, re.M),
+                "info: no %r line" % label)
+    c.check(re.search(r"^\s+OTF2:\s+\d+\.\d+\.\d+", out, re.M), "info: no OTF2 version line")
+    lib = os.path.realpath(h.env_path("TEST_TRACER_LIB"))
+    m = re.search(r"^\s+libtracer.so:\s+(\S+)$", out, re.M)
+    if c.check(m, "info: no libtracer.so line"):
+        c.equal(os.path.realpath(m.group(1)), lib, "info: libtracer.so found")
+    for section in ("OpenMP:", "MPI:", "configuration (TRACER_* environment variables):"):
+        c.check(re.search(r"^%s$" % re.escape(section), out, re.M), "info: no section %r" % section)
+    return out
+
+
+def case_b(c, cwd, full):
+    deaf = False
+    if os.environ.get("TEST_SANITIZER_PRELOAD") and os.environ.get("TEST_BIN"):
+        deaf = x.runtime_deaf(os.environ["TEST_BIN"], cwd)
+    omp = full.split("\nMPI:\n")[0]
+    c.check(re.search(r"^\s+runtime:\s+\S*libomp", omp, re.M), "OpenMP: no runtime line:\n%s" % omp)
+    c.check(re.search(r"^\s+offload runtime:\s+\S*libomptarget", omp, re.M),
+            "OpenMP: no offload runtime line:\n%s" % omp)
+    got = callback_results(omp)
+    if deaf:
+        c.note("sanitizer build: the OpenMP runtime delivers no OMPT target callbacks here; "
+               "callback answers not checked")
+    else:
+        for name, want in (("ompt_callback_target_emi", "always"),
+                           ("ompt_callback_device_initialize", "always"),
+                           ("ompt_callback_target_map_emi", "never")):
+            c.equal(got.get(name), want, "OpenMP: answer for %s" % name)
+        m = re.search(r"^\s+devices: (\d+), (\d+) initialised", omp, re.M)
+        if c.check(m, "OpenMP: no devices line:\n%s" % omp):
+            c.check(int(m.group(1)) >= 1, "OpenMP: no device: %r" % m.group(0))
+            c.check(int(m.group(2)) >= 1, "OpenMP: no device initialised: %r" % m.group(0))
+        c.check(re.search(r"^\s+device 0: \S", omp, re.M), "OpenMP: device 0 not listed")
+
+    # The user's settings must not hide what the runtime offers.
+    tmpdir = tempfile.mkdtemp(prefix="tracer-test-info-tmp-")
+    rc, out, err = info([], cwd, extra={"TRACER_OMPT": "none", "TRACER_ENABLE": "0",
+                                        "TMPDIR": tmpdir})
+    c.equal(rc, 0, "info with TRACER_OMPT=none: exit code")
+    c.equal(callback_results(out.split("\nMPI:\n")[0]), got,
+            "info with TRACER_OMPT=none TRACER_ENABLE=0: OMPT answers (vs a clean environment)")
+    c.equal(os.listdir(tmpdir), [], "info: the child's temporary trace directory is left behind")
+    shutil.rmtree(tmpdir, ignore_errors=True)
+
+    rc, out, err = info(["--omp-lib", "/nonexistent/libomp.so.5"], cwd)
+    c.equal(rc, 0, "--omp-lib /nonexistent: exit code")
+    c.check("no OpenMP runtime found (tried /nonexistent/libomp.so.5)" in out,
+            "--omp-lib /nonexistent: %r" % out.split("\nMPI:\n")[0][-300:])
+    c.check("MPI:" in out and "configuration" in out,
+            "--omp-lib /nonexistent: the other sections are missing")
+    c.check("tracer:" not in err, "--omp-lib /nonexistent: stderr %r" % err)
+
+
+def mpi_section(out):
+    m = re.search(r"^MPI:\n(.*?)(?:\n\n|\Z)", out, re.M | re.S)
+    return m.group(1) if m else ""
+
+
+def case_c(c, cwd, full, tmp):
+    mpi = mpi_section(full)
+    c.check(re.search(r"^\s+version:\s+MPICH Version:\s+\d", mpi, re.M),
+            "MPI: no MPICH version line:\n%s" % mpi)
+    c.check(re.search(r"^\s+MPI_T event sources: \d+", mpi, re.M), "MPI: no MPI_T sources:\n%s" % mpi)
+    c.check(re.search(r"^\s+MPI_T event types: \d+", mpi, re.M), "MPI: no MPI_T event types:\n%s" % mpi)
+
+    rc, out, err = info(["--mpi-lib", "/nonexistent/libmpi.so"], cwd)
+    c.equal(rc, 0, "--mpi-lib /nonexistent: exit code")
+    c.check("no MPI library found (tried /nonexistent/libmpi.so)" in mpi_section(out),
+            "--mpi-lib /nonexistent: %r" % mpi_section(out))
+
+    others = []
+    cc = shutil.which(os.environ.get("TEST_CC", "cc")) or shutil.which("gcc")
+    if cc:
+        src = os.path.join(tmp, "fake_openmpi.c")
+        lib = os.path.join(tmp, "libfake_openmpi.so")
+        with open(src, "w") as f:
+            f.write(FAKE_OPENMPI)
+        p = subprocess.run([cc, "-shared", "-fPIC", src, "-o", lib],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if c.check(p.returncode == 0, "cannot build the Open MPI stand-in: %s" % p.stderr.decode()):
+            others.append(("Open MPI stand-in", lib))
+    else:
+        c.note("no C compiler: the Open MPI stand-in is not tested")
+    if os.path.exists(OPENMPI_LIB):
+        others.append(("Open MPI", OPENMPI_LIB))
+    else:
+        c.note("%s is not installed: the real Open MPI case is skipped" % OPENMPI_LIB)
+    for what, lib in others:
+        rc, out, err = info(["--mpi-lib", lib], cwd)
+        sec = mpi_section(out)
+        c.equal(rc, 0, "%s: exit code" % what)
+        c.check(re.search(r"version:\s+Open MPI", sec), "%s: version line:\n%s" % (what, sec))
+        c.check("differs from the one tracer was built against (MPICH" in sec,
+                "%s: does not say the MPI differs:\n%s" % (what, sec))
+        c.check("MPI_T event" not in sec, "%s: MPI_T inspected:\n%s" % (what, sec))
+
+
+def case_d(c, cwd):
+    rc, out, err = info(["--config"], cwd, extra={
+        "TRACER_DEVICES": "x", "TRACER_DEVICE": "1", "TRACER_MIN_BYTES": "4k"})
+    c.equal(rc, 0, "--config: exit code")
+    c.equal(err, "", "--config: stderr")
+    c.check(out.startswith("configuration (TRACER_* environment variables):\n"),
+            "--config prints more than the table: %r" % out[:100])
+    c.check("OpenMP:" not in out and "MPI:" not in out, "--config prints other sections")
+    c.check(re.search(r"^  TRACER_DEVICES=x  \(environment\)  INVALID: is not all or ", out, re.M),
+            "--config: TRACER_DEVICES=x not INVALID:\n%s" % out)
+    c.check(re.search(r"^  TRACER_MIN_BYTES=4k  \(environment\)$", out, re.M),
+            "--config: TRACER_MIN_BYTES=4k from the environment:\n%s" % out)
+    c.check(re.search(r"^  TRACER_ENABLE=1  \(default\)$", out, re.M),
+            "--config: TRACER_ENABLE default:\n%s" % out)
+    c.check(re.search(r"unknown variable TRACER_DEVICE is ignored; did you mean TRACER_DEVICES\?", out),
+            "--config: unknown TRACER_DEVICE not reported:\n%s" % out)
+    c.equal(len(re.findall(r"^  TRACER_\w+=", out, re.M)),
+            len(re.findall(r"^\| `TRACER_", info(["--config", "--markdown"], cwd)[1], re.M)),
+            "--config: one line per variable of the markdown table")
+
+    rc, out, err = info(["--config", "--markdown"], cwd)
+    c.equal(rc, 0, "--config --markdown: exit code")
+    lines = out.splitlines()
+    c.equal(lines[:2], ["| variable | type | default | meaning |", "|---|---|---|---|"],
+            "--config --markdown: header")
+    for l in lines[2:]:
+        c.check(re.fullmatch(r"\| `TRACER_[A-Z_]+` \| [a-z ]+ \| `[^`]*` \| .+ \|", l),
+                "--config --markdown: row %r" % l)
+
+    for args in (["--markdown"], ["--bogus"], ["extra"], ["--mpi-lib"]):
+        rc, out, err = info(args, cwd)
+        x.check_no_signal(c, rc, repr(args))
+        c.equal(rc, 2, "%r: exit code" % args)
+        c.equal(out, "", "%r: stdout" % args)
+        x.check_one_line(c, err, "tracer: info:", repr(args))
+
+
+def main():
+    c = h.Checker("info")
+    tmp = tempfile.mkdtemp(prefix="tracer-test-info-")
+    try:
+        full = case_a(c, tmp)
+        case_b(c, tmp, full)
+        case_c(c, tmp, full, tmp)
+        case_d(c, tmp)
+        if c.failures:
+            print(full)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
