@@ -45,9 +45,10 @@ typedef uint32_t tracer_region_t;
  *  Registers @name for regions and marks, and turns tracing on.
  *  @name : NUL-terminated; copied, so the caller keeps ownership. NULL is
  *          refused. Registering the same name twice returns the same handle.
- *  @return : a handle > 0, or 0 on failure (NULL name, out of memory, tracing
- *            disabled or already ended); passing 0 to the functions below is
- *            harmless. When TRACER_REGIONS does not select @name, the handle
+ *  @return : a handle > 0, also when tracing is off (TRACER_ENABLE=0, a
+ *            configuration error, no place to write): then its events are
+ *            simply not recorded. 0 only for a NULL name or out of memory;
+ *            passing 0 to the functions below is harmless. When TRACER_REGIONS does not select @name, the handle
  *            is valid but its events are not recorded (they cost one branch).
  *  Thread-safe (takes a lock). Not async-signal-safe. Do not call it from
  *  inside an OMPT callback. Since 0.1.0. */
@@ -58,9 +59,9 @@ tracer_region_t tracer_region_register(const char *name);
  *  thread; an end for a region that is not the innermost open one closes the
  *  inner ones, marked incomplete, and a begin that never ends is closed at the
  *  end of the run, marked incomplete.
- *  @return : 0 on success or when TRACER_REGIONS filters the region out; -1
- *            when the event was not recorded (tracing off, handle 0, no
- *            memory); lost events are counted.
+ *  @return : 0 on success, when TRACER_REGIONS filters the region out and
+ *            when tracing is off; -1 for handle 0 and for an event lost in a
+ *            traced run (TRACER_ON_FULL=drop; the trace counts the loss).
  *  Thread-safe, lock-free, no syscall or malloc in the steady state.
  *  Not async-signal-safe. Since 0.1.0. */
 int tracer_region_begin(tracer_region_t region);

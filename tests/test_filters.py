@@ -51,7 +51,9 @@ DEFAULTS = {
     "TRACER_ENABLE": "1", "TRACER_OUTPUT": "./tracer-<exe>-<date>-<pid>", "TRACER_VERBOSE": "0",
     "TRACER_STRICT": "0", "TRACER_OMPT": "all", "TRACER_DEVICES": "all", "TRACER_MIN_BYTES": "0",
     "TRACER_RANKS": "all", "TRACER_REGIONS": "*", "TRACER_MPIT_EVENTS": "*",
-    "TRACER_MPIT_LEVEL": "9", "TRACER_CLOCK": "auto", "TRACER_CALIBRATION": "20ms",
+    "TRACER_MPIT_LEVEL": "9", "TRACER_BUFFER_SIZE": "4M", "TRACER_MAX_MEMORY": "64M",
+    "TRACER_ON_FULL": "block", "TRACER_FLUSH_INTERVAL": "1s", "TRACER_KEEP_JOURNAL": "0",
+    "TRACER_CLOCK": "auto", "TRACER_CALIBRATION": "20ms",
 }
 LAUNCHER_RANK_VARS = ["PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK",
                       "SLURM_PROCID"]
@@ -549,6 +551,7 @@ def test_properties(c, run, ua, dp):
                 want["TRACER::CONFIG::" + name] = "%s (default)" % default
         want["TRACER::FILTERED::SMALL_TRANSFERS_TO_DEVICE"] = "0 transfers, 0 bytes"
         want["TRACER::FILTERED::SMALL_TRANSFERS_FROM_DEVICE"] = "0 transfers, 0 bytes"
+        want["TRACER::RUN::END"] = "normal end"
         got = {k: v for k, v in props.items() if k.startswith("TRACER::")}
         c.equal(got, want, "%s: TRACER:: archive properties" % what)
         if prog is dp:

@@ -10,7 +10,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/lifecycle.h"
-#include "writer/writer.h"
+#include "session/session.h"
 
 #define TR_STR2(x) #x
 #define TR_STR(x) TR_STR2(x)
@@ -26,9 +26,10 @@ __attribute__((visibility("default"))) tracer_region_t tracer_region_register(co
 {
     if (!name)
         return 0;
-    tr_writer_install();
-    if (!tr_lifecycle_activate("api"))
-        return 0;
+    /* The handle is valid whether or not tracing runs: a program must not
+     * behave differently because its trace could not be written. */
+    tr_session_install();
+    tr_lifecycle_activate("api");
     tracer_region_t id = 0;
     pthread_mutex_lock(&names_lock);
     for (uint32_t i = 0; i < names_count && !id; i++)
@@ -76,7 +77,7 @@ static inline int record(uint8_t type, uint8_t phase, tracer_region_t region, ui
     uint64_t t = tr_clock_ticks();
     tr_record *r = tr_buf_reserve();
     if (!r)
-        return -1;
+        return tr_lifecycle_active() ? -1 : 0; /* -1: lost in a traced run; 0: tracing is off */
     r->time = t;
     r->type = type;
     r->phase = phase;

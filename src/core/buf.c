@@ -1,5 +1,5 @@
 /* buf.c - slow path of the thread buffers: first use by a thread, chunk
- * switch, slab allocation, and the consumer's view. */
+ * switch, the bounded pool, block/drop, and the consumer's view. */
 #include "core/buf.h"
 
 #include <errno.h>
@@ -7,71 +7,91 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/log.h"
-
-#define SLAB_CHUNKS 16u
 
 _Static_assert(sizeof(tr_chunk) == TR_CHUNK_BYTES, "chunk is exactly TR_CHUNK_BYTES");
 
 int tr_buf_recording;
 __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
+void (*tr_buf_wake_consumer)(void);
 
-typedef struct slab {
-    char *base;
-    uint32_t next;  /* next chunk to hand out; fetch-add */
-} slab;
+static char *pool;             /* reserved, touched on first use only */
+static uint32_t pool_chunks;   /* capacity */
+static uint32_t pool_fresh;    /* chunks never used yet start here (fetch-add) */
+static uint64_t free_head;     /* tag << 32 | (index + 1); 0 = empty */
+static uint32_t quota;         /* chunks one thread may hold */
+static int drop_mode;
 
-static slab *cur_slab;
 static tr_chunk *full_stack;
 static tr_tbuf *registry;
 static uint32_t thread_count;
 static uint64_t refused;
-static int oom_once;
+static int oom_once, block_once;
 
-static tr_record *reserve_slow(tr_tbuf *b);
+static tr_chunk *chunk_at(uint32_t i) { return (tr_chunk *)(pool + (size_t)i * TR_CHUNK_BYTES); }
 
-static slab *slab_new(void)
+int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop)
 {
-    slab *s = malloc(sizeof *s);
-    if (!s)
-        return 0;
-    void *p = mmap(0, (size_t)SLAB_CHUNKS * TR_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        free(s);
-        return 0;
-    }
-    s->base = p;
-    s->next = 0;
-    return s;
+    uint64_t n = max_memory / TR_CHUNK_BYTES;
+    if (n < 2)
+        n = 2;
+    if (n > UINT32_MAX / 2)
+        n = UINT32_MAX / 2;
+    /* Address space only: pages become memory when a chunk is first used. */
+    void *p = mmap(0, (size_t)n * TR_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    pool = p;
+    pool_chunks = (uint32_t)n;
+    quota = (uint32_t)(per_thread / TR_CHUNK_BYTES);
+    if (quota < 2)
+        quota = 2;
+    drop_mode = drop;
+    return 0;
 }
 
-/* Lock-free: threads race on the slab's counter; the one that overflows it
- * installs a new slab with a CAS, and a loser unmaps its spare. Old slabs stay
- * mapped because their chunks are still in use. */
-static tr_chunk *chunk_alloc(void)
+/* ABA-safe: the tag changes on every successful pop and push. */
+static tr_chunk *pool_get(void)
 {
-    for (;;) {
-        slab *s = __atomic_load_n(&cur_slab, __ATOMIC_ACQUIRE);
-        if (s) {
-            uint32_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
-            if (i < SLAB_CHUNKS)
-                return (tr_chunk *)(s->base + (size_t)i * TR_CHUNK_BYTES);
-        }
-        slab *n = slab_new();
-        if (!n)
-            return 0;
-        if (!__atomic_compare_exchange_n(&cur_slab, &s, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            munmap(n->base, (size_t)SLAB_CHUNKS * TR_CHUNK_BYTES);
-            free(n);
+    uint64_t h = __atomic_load_n(&free_head, __ATOMIC_ACQUIRE);
+    while ((uint32_t)h) {
+        tr_chunk *c = chunk_at((uint32_t)h - 1);
+        uint64_t next = ((h >> 32) + 1) << 32 | __atomic_load_n(&c->next_free, __ATOMIC_RELAXED);
+        if (__atomic_compare_exchange_n(&free_head, &h, next, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return c;
+    }
+    uint32_t i = __atomic_load_n(&pool_fresh, __ATOMIC_RELAXED);
+    while (i < pool_chunks) {
+        if (__atomic_compare_exchange_n(&pool_fresh, &i, i + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            tr_chunk *c = chunk_at(i);
+            c->index = i;
+            return c;
         }
     }
+    return 0;
+}
+
+void tr_buf_recycle(tr_chunk *c)
+{
+    tr_tbuf *owner = c->owner;
+    __atomic_store_n(&c->state, TR_CHUNK_FREE, __ATOMIC_RELEASE);
+    uint64_t h = __atomic_load_n(&free_head, __ATOMIC_RELAXED);
+    do {
+        __atomic_store_n(&c->next_free, (uint32_t)h, __ATOMIC_RELAXED);
+    } while (!__atomic_compare_exchange_n(&free_head, &h, ((h >> 32) + 1) << 32 | (c->index + 1u), 1,
+                                          __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    if (owner)
+        __atomic_fetch_sub(&owner->held, 1, __ATOMIC_RELEASE);
 }
 
 static void push_full(tr_chunk *c)
 {
+    __atomic_store_n(&c->state, TR_CHUNK_FULL, __ATOMIC_RELEASE);
     tr_chunk *head = __atomic_load_n(&full_stack, __ATOMIC_RELAXED);
     do {
         c->next_full = head;
@@ -95,14 +115,32 @@ static tr_tbuf *tbuf_register(void)
     return b;
 }
 
-/* Runs inside the host's runtime calls: mmap/malloc must not leave the
- * application a different errno than it had. */
-tr_record *tr_buf_reserve_slow(void)
+static tr_chunk *take_chunk(tr_tbuf *b)
 {
-    int saved_errno = errno;
-    tr_record *r = reserve_slow(tr_buf_tls);
-    errno = saved_errno;
-    return r;
+    if (__atomic_load_n(&b->held, __ATOMIC_ACQUIRE) >= quota)
+        return 0;
+    tr_chunk *c = pool_get();
+    if (!c)
+        return 0;
+    __atomic_fetch_add(&b->held, 1, __ATOMIC_RELAXED);
+    c->owner = b;
+    c->seq = b->next_seq++;
+    c->flushed = 0;
+    __atomic_store_n(&c->count, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->state, TR_CHUNK_CURRENT, __ATOMIC_RELEASE);
+    return c;
+}
+
+/* Drop mode: the first record of the next chunk says what was lost, where
+ * (this thread) and when (first and last dropped event). */
+static uint32_t write_loss(tr_tbuf *b, tr_chunk *c)
+{
+    if (!b->lost)
+        return 0;
+    c->rec[0] = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_LOSS, .phase = TR_PHASE_POINT,
+                            .u = {b->lost, b->lost_first, b->lost_last}};
+    b->lost = 0;
+    return 1;
 }
 
 static tr_record *reserve_slow(tr_tbuf *b)
@@ -112,23 +150,54 @@ static tr_record *reserve_slow(tr_tbuf *b)
         __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
         return 0;
     }
-    tr_chunk *c = chunk_alloc();
-    if (!c) {
-        b->dropped++;
-        tr_log_once(&oom_once, "out of memory for thread buffers; events are being dropped");
-        return 0;
-    }
-    c->owner = b;
-    c->seq = b->next_seq++;
-    c->count = 0;
     tr_chunk *old = b->cur;
-    /* Publish the new chunk before the old one leaves, so the writer's view
-     * (full stack + current chunk) never misses either. */
-    __atomic_store_n(&b->cur, c, __ATOMIC_RELEASE);
-    b->pos = 0;
-    if (old)
+    if (old) {
+        /* Hand the full chunk over first: the consumer may need it back to
+         * give this very thread a free one. */
+        __atomic_store_n(&b->cur, (tr_chunk *)0, __ATOMIC_RELEASE);
+        b->pos = (uint32_t)TR_CHUNK_RECORDS;
         push_full(old);
-    return &c->rec[0];
+    }
+    for (unsigned spins = 0;; spins++) {
+        tr_chunk *c = take_chunk(b);
+        if (c) {
+            uint32_t first = write_loss(b, c);
+            b->pos = first;
+            __atomic_store_n(&c->count, first, __ATOMIC_RELEASE);
+            __atomic_store_n(&b->cur, c, __ATOMIC_RELEASE);
+            return &c->rec[first];
+        }
+        if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED)) {
+            b->dropped++;
+            return 0;
+        }
+        if (drop_mode) {
+            uint64_t now = tr_clock_ticks();
+            if (!b->lost)
+                b->lost_first = now;
+            b->lost_last = now;
+            b->lost++;
+            return 0;
+        }
+        /* Block mode: nothing is lost; the thread waits for the journal. */
+        if (spins == 1000)
+            tr_log_once(&block_once, "buffers are full; threads wait for the journal writer "
+                                      "(TRACER_ON_FULL=drop would drop events instead)");
+        if (tr_buf_wake_consumer)
+            tr_buf_wake_consumer();
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, 0);
+    }
+}
+
+/* Runs inside the host's runtime calls: mmap/malloc must not leave the
+ * application a different errno than it had. */
+tr_record *tr_buf_reserve_slow(void)
+{
+    int saved_errno = errno;
+    tr_record *r = reserve_slow(tr_buf_tls);
+    errno = saved_errno;
+    return r;
 }
 
 void tr_buf_count_small(int from_device, uint64_t bytes)
@@ -176,6 +245,12 @@ uint64_t tr_buf_refused_total(void)
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered)
         n += b->dropped;
     return n;
+}
+
+uint64_t tr_buf_pool_bytes_used(void)
+{
+    uint32_t n = __atomic_load_n(&pool_fresh, __ATOMIC_RELAXED);
+    return (uint64_t)(n < pool_chunks ? n : pool_chunks) * TR_CHUNK_BYTES;
 }
 
 void tr_buf_reset_after_fork(void)

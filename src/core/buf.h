@@ -6,11 +6,18 @@
  * Commit publishes the new count with a store-release so a reader that loads
  * the count with acquire sees complete records.
  *
- * A full chunk is pushed onto one process-wide lock-free stack (a Treiber
- * push; the consumer takes the whole stack with one exchange, so there is no
- * ABA). Chunks come from slabs mapped many at a time, so the steady state
- * makes no syscall and no malloc. Buffers are registered once and never
- * freed, so a thread that exits before the end keeps its events.
+ * Chunks come from one pool reserved at start (TRACER_MAX_MEMORY) and are
+ * recycled by the journal's consumer thread once written, so the steady state
+ * touches no new memory and makes no syscall. A full chunk goes onto a
+ * lock-free stack (Treiber push; the consumer takes the whole stack with one
+ * exchange, so no ABA); free chunks sit on a tagged index stack (ABA-safe
+ * pops from any thread). A thread may hold at most TRACER_BUFFER_SIZE of
+ * chunks; when it may take no more, TRACER_ON_FULL decides: block (wait for
+ * the consumer; nothing is lost) or drop (count the loss, and record it in the
+ * thread's stream when recording resumes).
+ *
+ * Buffers are registered once and never freed, so a thread that exits before
+ * the end keeps its events.
  *
  * Usage by a producer:
  *     tr_record *r = tr_buf_reserve();
@@ -30,26 +37,34 @@
 typedef struct tr_chunk tr_chunk;
 typedef struct tr_tbuf tr_tbuf;
 
+/* Chunk life: FREE -> CURRENT (a thread fills it) -> FULL (on the full stack)
+ * -> TAKEN (the consumer is writing it) -> FREE. */
+enum { TR_CHUNK_FREE, TR_CHUNK_CURRENT, TR_CHUNK_FULL, TR_CHUNK_TAKEN };
+
 struct tr_chunk {
-    tr_chunk *next_full;     /* link on the full stack */
+    tr_chunk *next_full;     /* link on the full stack / the consumer's batch */
     tr_tbuf *owner;
     uint64_t seq;            /* order of this chunk in its owner's stream */
     uint32_t count;          /* committed records; store-release / load-acquire */
-    uint32_t pad[9];
+    uint32_t state;          /* TR_CHUNK_*, atomic */
+    uint32_t next_free;      /* free stack link: pool index + 1, 0 = none */
+    uint32_t index;          /* this chunk's pool index */
+    uint32_t flushed;        /* records already in the journal (consumer only) */
+    uint32_t pad[5];
     tr_record rec[TR_CHUNK_RECORDS];
 };
 
-/* Cache-line aligned: pos is written on every event, and two threads'
- * buffers on one line would slow each other down (false sharing). */
 struct __attribute__((aligned(64))) tr_tbuf {
-    tr_chunk *cur;
+    tr_chunk *cur;           /* atomic: the consumer's periodic flush reads it */
     uint32_t pos;            /* next free slot in cur; owner-only */
     uint32_t index;          /* order of registration, 0 = first thread */
     uint64_t next_seq;
-    uint64_t dropped;        /* records refused after the end or without memory */
+    uint32_t held;           /* chunks held: owner increments, consumer decrements */
+    pid_t tid;
+    uint64_t dropped;        /* records refused after the end */
+    uint64_t lost, lost_first, lost_last; /* drop mode: pending loss (ticks) */
     uint64_t small_count[2]; /* transfers under TRACER_MIN_BYTES: [0] to, [1] from device */
     uint64_t small_bytes[2];
-    pid_t tid;
     tr_tbuf *next_registered;
 };
 
@@ -61,8 +76,9 @@ extern __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
 tr_record *tr_buf_reserve_slow(void);
 void tr_buf_count_refused(void);
 
-/* Returns the slot for the next record, or NULL when recording is off or no
- * memory is left (the loss is counted). Not async-signal-safe yet. */
+/* Returns the slot for the next record, or NULL when recording is off or,
+ * in drop mode, no buffer is free (the loss is counted). Not
+ * async-signal-safe. */
 static inline tr_record *tr_buf_reserve(void)
 {
     tr_tbuf *b = tr_buf_tls;
@@ -87,18 +103,29 @@ static inline void tr_buf_commit(void)
  * totals still are in it. @from_device: 0 host to device, 1 the other way. */
 void tr_buf_count_small(int from_device, uint64_t bytes);
 
-/* --- consumer side (the writer) ------------------------------------------ */
+/* Reserves the pool: @max_memory for all threads, @per_thread for one,
+ * @drop: drop mode. Returns 0, or -1 (nothing reserved). */
+int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop);
+
+/* --- consumer side --------------------------------------------------------- */
+
+/* Called (from any thread) when a blocked producer needs the consumer. */
+extern void (*tr_buf_wake_consumer)(void);
 
 /* Stops recording; later tr_buf_reserve() calls return NULL. */
 void tr_buf_stop(void);
-/* Takes every full chunk pushed so far, as a list linked by next_full. */
+/* Takes every full chunk pushed so far, linked by next_full (newest first). */
 tr_chunk *tr_buf_take_full(void);
+/* Returns a written chunk to the pool. */
+void tr_buf_recycle(tr_chunk *c);
 /* First registered thread buffer; follow next_registered. */
 tr_tbuf *tr_buf_registered(void);
 /* Number of registered thread buffers. */
 uint32_t tr_buf_thread_count(void);
 /* Records refused because recording had stopped, summed over threads. */
 uint64_t tr_buf_refused_total(void);
+/* Bytes of the pool touched so far (its high-water mark). */
+uint64_t tr_buf_pool_bytes_used(void);
 /* Forgets every buffer (a forked child that must not record). */
 void tr_buf_reset_after_fork(void);
 

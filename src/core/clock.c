@@ -74,4 +74,10 @@ uint64_t tr_clock_to_ns(uint64_t ticks)
 
 int64_t tr_clock_realtime_offset_ns(void) { return realtime_offset; }
 
+void tr_clock_start_pair(uint64_t *tick, uint64_t *ns)
+{
+    *tick = tick0;
+    *ns = ns0;
+}
+
 const char *tr_clock_source_name(void) { return tr_clock_use_tsc ? "tsc" : "monotonic"; }

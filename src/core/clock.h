@@ -35,6 +35,8 @@ static inline uint64_t tr_clock_ticks(void)
 /* Chooses the source (enum tr_clock_choice) and takes the first (tick, ns)
  * pair; @calibration_ns is the least span between the two pairs. Call once. */
 void tr_clock_init(int choice, uint64_t calibration_ns);
+/* The first (tick, ns) pair. */
+void tr_clock_start_pair(uint64_t *tick, uint64_t *ns);
 /* Takes the second pair; waits until the calibration span has passed. */
 void tr_clock_calibrate_end(void);
 /* Converts raw ticks to CLOCK_MONOTONIC ns (valid after calibrate_end). */

@@ -61,7 +61,12 @@ typedef struct tr_config {
     uint64_t min_bytes;
     tr_globs regions, mpit_events;
     int64_t mpit_level;
+    uint64_t buffer_size, max_memory, flush_interval_ns;
+    int on_full; /* enum tr_on_full */
+    int keep_journal;
 } tr_config;
+
+enum tr_on_full { TR_ON_FULL_BLOCK, TR_ON_FULL_DROP };
 
 enum tr_cfg_source { TR_CFG_FROM_DEFAULT, TR_CFG_FROM_ENV };
 
@@ -71,7 +76,7 @@ typedef struct tr_cfg_var {
     const char *def;          /* default, in the variable's own syntax */
     const char *help;         /* one line */
     const char *const *words; /* CHOICE / LIST vocabulary, NULL-terminated */
-    int64_t min, max;         /* INT bounds */
+    int64_t min, max;         /* INT bounds; SIZE bounds when max > 0 */
     size_t offset;            /* of the value in tr_config */
 } tr_cfg_var;
 

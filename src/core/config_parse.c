@@ -321,7 +321,14 @@ int tr_cfg_parse(const tr_cfg_var *v, const char *t, void *out, char *err, size_
     switch (v->type) {
     case TR_CFG_BOOL: rc = parse_bool(t, out); break;
     case TR_CFG_INT: rc = parse_int(v, t, out, err, errlen); break;
-    case TR_CFG_SIZE: rc = parse_size(t, out, err, errlen); break;
+    case TR_CFG_SIZE:
+        rc = parse_size(t, out, err, errlen);
+        if (!rc && v->max > 0 && (*(uint64_t *)out < (uint64_t)v->min || *(uint64_t *)out > (uint64_t)v->max)) {
+            snprintf(err, errlen, "is below the minimum of %lld bytes; expected %s", (long long)v->min,
+                     tr_cfg_form(v));
+            rc = -1;
+        }
+        break;
     case TR_CFG_DURATION: rc = parse_duration(t, out, err, errlen); break;
     case TR_CFG_PATH:
         if (strlen(t) > TR_CFG_PATH_MAX) {

@@ -6,6 +6,7 @@
 #include "core/config.h"
 
 static const char *const clock_words[] = {"auto", "tsc", "monotonic", 0};
+static const char *const on_full_words[] = {"block", "drop", 0};
 static const char *const ompt_words[] = {"constructs", "data_ops", "kernels", "link_maps", "host_states", 0};
 
 #define F(field) offsetof(tr_config, field)
@@ -30,6 +31,19 @@ const tr_cfg_var tr_cfg_vars[] = {
      F(mpit_events)},
     {"TRACER_MPIT_LEVEL", TR_CFG_INT, "9",
      "Highest MPI_T verbosity to register: 1 user basic ... 9 mpidev all", 0, 1, 9, F(mpit_level)},
+    {"TRACER_BUFFER_SIZE", TR_CFG_SIZE, "4M",
+     "Buffer memory one thread may hold before the journal writer catches up (at least 128k)", 0, 131072,
+     INT64_MAX, F(buffer_size)},
+    {"TRACER_MAX_MEMORY", TR_CFG_SIZE, "64M", "Buffer memory of the whole process (at least 128k)", 0, 131072,
+     INT64_MAX, F(max_memory)},
+    {"TRACER_ON_FULL", TR_CFG_CHOICE, "block",
+     "When buffers are full: block (the thread waits, nothing lost) or drop (losses counted in the trace)",
+     on_full_words, 0, 0, F(on_full)},
+    {"TRACER_FLUSH_INTERVAL", TR_CFG_DURATION, "1s",
+     "How often partly filled buffers reach the journal (bounds the loss on SIGKILL or _exit)", 0, 0, 0,
+     F(flush_interval_ns)},
+    {"TRACER_KEEP_JOURNAL", TR_CFG_BOOL, "0", "Keep the journal after the OTF2 trace was written from it", 0, 0, 0,
+     F(keep_journal)},
     {"TRACER_CLOCK", TR_CFG_CHOICE, "auto", "Timestamp source: auto, tsc or monotonic", clock_words, 0, 0,
      F(clock)},
     {"TRACER_CALIBRATION", TR_CFG_DURATION, "20ms",

@@ -15,10 +15,16 @@
 enum { ST_IDLE, ST_ACTIVE, ST_ENDED };
 
 static int state = ST_IDLE;
+static int was_active; /* this process really traced (for the late-events line) */
+static tr_start_hook start_hook;
 static tr_end_hook end_hook;
 static pthread_mutex_t activate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void tr_lifecycle_set_end_hook(tr_end_hook hook) { end_hook = hook; }
+void tr_lifecycle_set_hooks(tr_start_hook start, tr_end_hook end)
+{
+    start_hook = start;
+    end_hook = end;
+}
 
 static int exit_status_known;
 static int exit_status;
@@ -130,10 +136,15 @@ int tr_lifecycle_activate(const char *why)
             if (tr_cfg.verbose)
                 tr_log("tracing pid %ld (started by %s); trace goes to %s", (long)getpid(), why,
                        tr_cfg.output[0] ? tr_cfg.output : "./tracer-<exe>-<date>-<pid>");
+        }
+        if (state == ST_IDLE && start_hook && start_hook()) {
+            state = ST_ENDED;
+        } else if (state == ST_IDLE) {
             pthread_atfork(0, 0, after_fork_child);
             if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");
             __atomic_store_n(&tr_buf_recording, 1, __ATOMIC_RELEASE);
+            was_active = 1;
             __atomic_store_n(&state, ST_ACTIVE, __ATOMIC_RELEASE);
         }
     }
@@ -163,7 +174,7 @@ __attribute__((destructor)) static void end_at_unload(void)
     tr_lifecycle_end("unload");
     /* Whatever the runtime reported after the archive was written is not in
      * it; say so rather than hide the gap. */
-    uint64_t late = tr_buf_refused_total();
+    uint64_t late = was_active ? tr_buf_refused_total() : 0;
     if (late)
         tr_log("%llu events arrived after the trace was written and are not in it",
                (unsigned long long)late);

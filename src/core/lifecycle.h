@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+typedef int (*tr_start_hook)(void);
 typedef void (*tr_end_hook)(uint64_t end_ticks);
 
 /* Starts recording; idempotent and thread-safe. Returns 1 when active. */
@@ -22,7 +23,9 @@ void tr_lifecycle_end(const char *why);
 /* Sets *status and returns 1 when the run ends through exit() (or main's
  * return), whose status is then known; returns 0 otherwise. */
 int tr_lifecycle_exit_status(int *status);
-/* Installed by the writer before activation. */
-void tr_lifecycle_set_end_hook(tr_end_hook hook);
+/* Installed by the session before activation: @start runs once tracing is
+ * configured (returning nonzero leaves the run untraced), @end once at the
+ * end. */
+void tr_lifecycle_set_hooks(tr_start_hook start, tr_end_hook end);
 
 #endif

@@ -24,6 +24,7 @@ enum tr_rec_type {
     TR_REC_TARGET_MAP,    /* id=target_id aux=nitems */
     TR_REC_USER_REGION,   /* id=tracer_region_t */
     TR_REC_USER_MARK,     /* id=tracer_region_t u0=value */
+    TR_REC_LOSS,          /* drop mode: u0=records lost, u1/u2=first/last lost (ticks) */
     TR_REC_TYPE_COUNT
 };
 

@@ -12,7 +12,7 @@
 #include "ompt/ompt_callbacks.h"
 #include "ompt/ompt_registration.h"
 #include "tracer.h"
-#include "writer/writer.h"
+#include "session/session.h"
 
 static tr_ompt_registration registrations[TR_OMPT_MAX_REGISTRATIONS];
 static int registration_count;
@@ -37,7 +37,7 @@ static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
         tr_log("ompt: the OpenMP runtime offers no ompt_set_callback; OpenMP is not traced");
         return 0;
     }
-    tr_writer_install();
+    tr_session_install();
     if (!tr_lifecycle_activate("ompt"))
         return 0;
 

@@ -1,5 +1,5 @@
-/* collect.h - the consumer side of the thread buffers: every thread's records
- * in recording order, timestamps converted to CLOCK_MONOTONIC ns. */
+/* collect.h - every thread's records in recording order (times in ns), as
+ * the journal gives them back: one stream per location. */
 #ifndef TR_WRITER_COLLECT_H
 #define TR_WRITER_COLLECT_H
 
@@ -9,7 +9,7 @@
 #include "core/record.h"
 
 typedef struct tr_stream {
-    uint32_t index; /* the thread's registration order */
+    uint32_t index; /* the thread's registration order (its journal location) */
     pid_t tid;
     tr_record *rec;
     size_t n;
@@ -21,8 +21,6 @@ typedef struct tr_collected {
     size_t records;
 } tr_collected;
 
-/* Recording must be stopped. Returns 0, or -1 when out of memory. */
-int tr_collect(tr_collected *c);
 void tr_collected_free(tr_collected *c);
 
 #endif

@@ -7,8 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/user_regions.h"
-#include "core/clock.h"
 #include "writer/writer_internal.h"
 
 enum { KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK };
@@ -72,14 +70,15 @@ uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr)
     if (tr_u64map_get(&w->region_keys, k, &v))
         return (uint32_t)v;
     const char *canonical = target_kind_name(kind);
-    tr_code_location loc = tr_symbols_locate(w->symbols, codeptr);
+    const tr_jsymbol *sym = tr_journal_find_symbol(w->jd, codeptr);
+    struct {
+        const char *function, *file;
+        int line;
+    } loc = {sym ? sym->function : 0, sym ? sym->file : 0, sym ? sym->line : 0};
     /* Optimised code often gives the runtime call line 0, or the line of a
      * neighbouring statement; the kernel symbol names the construct's own. */
-    if (kind == ompt_target || kind == ompt_target_nowait) {
-        int line = tr_symbols_kernel_line(w->symbols, codeptr);
-        if (line)
-            loc.line = line;
-    }
+    if (sym && sym->kernel_line && (kind == ompt_target || kind == ompt_target_nowait))
+        loc.line = sym->kernel_line;
     char name[512];
     if (loc.file && loc.line)
         snprintf(name, sizeof name, "%s (%s:%d)", canonical, basename_of(loc.file), loc.line);
@@ -125,11 +124,12 @@ uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype)
 
 uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr)
 {
-    const char *sym = tr_symbols_kernel_name(w->symbols, target_codeptr);
-    tr_code_location loc = tr_symbols_locate(w->symbols, target_codeptr);
-    int kline = tr_symbols_kernel_line(w->symbols, target_codeptr);
-    if (kline)
-        loc.line = kline;
+    const tr_jsymbol *js = tr_journal_find_symbol(w->jd, target_codeptr);
+    const char *sym = js ? js->kernel : 0;
+    struct {
+        const char *file;
+        int line;
+    } loc = {js ? js->file : 0, js ? (js->kernel_line ? js->kernel_line : js->line) : 0};
     char name[1024];
     if (sym)
         snprintf(name, sizeof name, "%s", sym);
@@ -154,7 +154,7 @@ uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type)
 
 uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark)
 {
-    const char *name = tr_user_region_name(id);
+    const char *name = tr_journal_user_name(w->jd, id & 0x7fffffffu);
     char unknown[64];
     if (!name) {
         snprintf(unknown, sizeof unknown, "user region %u", id);
@@ -188,6 +188,7 @@ static const struct {
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
     [TR_ATTR_INCOMPLETE] = {"incomplete", "1: begin seen, end never came; closed by tracer", OTF2_TYPE_UINT8},
     [TR_ATTR_VALUE] = {"value", "tracer_mark() value", OTF2_TYPE_UINT64},
+    [TR_ATTR_LOST] = {"lost", "events dropped (TRACER_ON_FULL=drop) in this gap", OTF2_TYPE_UINT64},
 };
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }
@@ -212,7 +213,7 @@ void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t
     char buf[256];
     uint32_t s_machine = tr_defs_string(w, "machine"), s_node_class = tr_defs_string(w, "node");
     uint32_t s_host = tr_defs_string(w, hostname);
-    snprintf(buf, sizeof buf, "process %ld", (long)getpid());
+    snprintf(buf, sizeof buf, "process %llu", (unsigned long long)w->jd->pid);
     uint32_t s_process = tr_defs_string(w, buf);
     uint32_t *s_loc = calloc(nlocations ? nlocations : 1, sizeof *s_loc);
     uint32_t *s_devgroup = calloc(w->ndevices ? w->ndevices : 1, sizeof *s_devgroup);
@@ -255,7 +256,7 @@ void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t
 
     struct timespec rt;
     (void)rt;
-    uint64_t realtime = (uint64_t)((int64_t)w->t_min + tr_clock_realtime_offset_ns());
+    uint64_t realtime = (uint64_t)((int64_t)w->t_min + w->jd->realtime_offset);
     OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, w->t_min, w->t_max - w->t_min, realtime);
 
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);

@@ -43,13 +43,13 @@ static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_devic
         break;
     case TR_REC_DEVICE_INIT:
         tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
-        if (r->u[0])
-            attr_string(w, al, TR_ATTR_DEVICE_TYPE, (const char *)(uintptr_t)r->u[0]);
+        if (tr_journal_text(w->jd, r->u[0]))
+            attr_string(w, al, TR_ATTR_DEVICE_TYPE, tr_journal_text(w->jd, r->u[0]));
         break;
     case TR_REC_DEVICE_LOAD:
         tr_defs_attr(al, TR_ATTR_MODULE_ID, r->id);
-        if (r->u[0])
-            attr_string(w, al, TR_ATTR_FILE, (const char *)(uintptr_t)r->u[0]);
+        if (tr_journal_text(w->jd, r->u[0]))
+            attr_string(w, al, TR_ATTR_FILE, tr_journal_text(w->jd, r->u[0]));
         tr_defs_attr(al, TR_ATTR_HOST_ADDR, r->u[1]);
         tr_defs_attr(al, TR_ATTR_BYTES, r->u[2]);
         tr_defs_attr(al, TR_ATTR_DEVICE_ADDR, r->u[3]);

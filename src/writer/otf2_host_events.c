@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lifecycle.h"
 #include "core/log.h"
 #include "writer/writer_internal.h"
 
@@ -129,10 +128,11 @@ static void write_target(host_ctx *c, const tr_record *r)
 static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
 {
     char buf[8192];
-    FILE *f = fopen("/proc/self/cmdline", "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
+    size_t n = w->jd->cmdline ? w->jd->cmdline_len : 0;
+    if (n > sizeof buf - 1)
+        n = sizeof buf - 1;
+    if (n)
+        memcpy(buf, w->jd->cmdline, n);
     buf[n] = 0;
     OTF2_StringRef args[64];
     uint32_t nargs = 0;
@@ -198,17 +198,31 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             OTF2_EvtWriter_Leave(c.ew, 0, r->time, region);
             break;
         }
+        case TR_REC_LOSS:
+            /* Drop mode: the measurement was off from the first to the last
+             * dropped event; the gap says how many were lost. */
+            tr_defs_attr(c.al, TR_ATTR_LOST, r->u[0]);
+            OTF2_EvtWriter_MeasurementOnOff(c.ew, c.al, r->u[1], OTF2_MEASUREMENT_OFF);
+            OTF2_EvtWriter_MeasurementOnOff(c.ew, 0, r->time, OTF2_MEASUREMENT_ON);
+            w->lost += r->u[0];
+            break;
         default:
             break; /* device events and kernels live on device locations */
         }
     }
+    for (uint32_t i = 0; i < w->jd->nlosses; i++) {
+        const tr_jloss *l = &w->jd->losses[i];
+        if (l->location != st->index || !l->count)
+            continue;
+        tr_defs_attr(c.al, TR_ATTR_LOST, l->count);
+        OTF2_EvtWriter_MeasurementOnOff(c.ew, c.al, l->first, OTF2_MEASUREMENT_OFF);
+        w->lost += l->count;
+    }
     while (c.depth)
         leave(&c, &c.stack[--c.depth], w->t_max, 1);
-    if (stream == 0) {
-        int status;
+    if (stream == 0)
         OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->t_max,
-                                  tr_lifecycle_exit_status(&status) ? status : OTF2_UNDEFINED_INT64);
-    }
+                                  w->jd->end.has_status ? w->jd->end.status : OTF2_UNDEFINED_INT64);
 
     tr_u64map_free(&ends);
     free(c.stack);

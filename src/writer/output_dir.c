@@ -111,8 +111,9 @@ static int open_claimed(const char *dir, int *lost)
     return -1;
 }
 
-int tr_output_dir_create(char *dir, size_t size)
+int tr_output_dir_create(char *dir, size_t size, int *created)
 {
+    *created = 0;
     const char *env = tr_cfg.output;
     char base[4096];
     if (env && *env) {
@@ -141,6 +142,7 @@ int tr_output_dir_create(char *dir, size_t size)
             snprintf(dir, size, "%s.%d", base, i);
         int lost, fd;
         if (mkdir(dir, 0777) == 0) {
+            *created = 1;
             fd = open_claimed(dir, &lost);
             if (!lost) {
                 if (i > 0 && fd >= 0)

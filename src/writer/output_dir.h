@@ -10,7 +10,7 @@
 
 /* Fills @dir with a fresh directory for the archive and returns a descriptor
  * of it (O_NOFOLLOW, close-on-exec) that the caller closes; returns -1 after
- * printing one tracer: line. */
-int tr_output_dir_create(char *dir, size_t size);
+ * printing one tracer: line. *created tells whether tracer made it. */
+int tr_output_dir_create(char *dir, size_t size, int *created);
 
 #endif

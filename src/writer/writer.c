@@ -1,5 +1,4 @@
-/* writer.c - the end of a run: collect every thread's records, analyse
- * them, write the OTF2 archive. Runs once, on the thread that ends the run. */
+/* writer.c - a journal -> an OTF2 archive: load, analyse, write. */
 #include "writer/writer.h"
 
 #include <stdarg.h>
@@ -7,15 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "core/buf.h"
-#include "core/clock.h"
-#include "core/config.h"
-#include "core/lifecycle.h"
-#include "core/log.h"
-#include "writer/output_dir.h"
 #include "writer/writer_internal.h"
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -32,16 +23,12 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRe
 
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
-void tr_writer_install(void) { tr_lifecycle_set_end_hook(tr_writer_run); }
-
-static int verbose(void) { return tr_cfg.verbose; }
-
 /* OTF2 prints its errors on stderr by default; tracer owes the user a single
  * tracer: line, so the first message is kept for that line instead. */
 static char otf2_error[256];
 
 static OTF2_ErrorCode keep_otf2_error(void *user, const char *file, uint64_t line, const char *function,
-                                         OTF2_ErrorCode code, const char *fmt, va_list va)
+                                      OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     (void)user, (void)file, (void)line, (void)function;
     if (!otf2_error[0]) {
@@ -54,29 +41,29 @@ static OTF2_ErrorCode keep_otf2_error(void *user, const char *file, uint64_t lin
 
 /* The trace says how it was taken: every variable's value and where it came
  * from, and the totals of what filters kept out of the event stream. */
-static void record_configuration(OTF2_Archive *ar)
+static void record_configuration(OTF2_Archive *ar, const tr_journal_data *jd)
 {
-    char name[128], value[600];
-    for (size_t i = 0; i < tr_cfg_nvars; i++) {
-        const char *raw = tr_cfg_loaded.raw[i] ? tr_cfg_loaded.raw[i] : tr_cfg_vars[i].def;
-        snprintf(name, sizeof name, "TRACER::CONFIG::%s", tr_cfg_vars[i].name);
-        snprintf(value, sizeof value, "%s (%s)", raw,
-                 tr_cfg_loaded.source[i] == TR_CFG_FROM_ENV ? "environment" : "default");
-        OTF2_Archive_SetProperty(ar, name, value, false);
+    char name[160], value[600];
+    for (uint32_t i = 0; i < jd->nconfig; i++) {
+        const char *eq = strchr(jd->config[i], '=');
+        if (!eq || eq - jd->config[i] > 100)
+            continue;
+        snprintf(name, sizeof name, "TRACER::CONFIG::%.*s", (int)(eq - jd->config[i]), jd->config[i]);
+        OTF2_Archive_SetProperty(ar, name, eq + 1, false);
     }
-    uint64_t count[2] = {0, 0}, bytes[2] = {0, 0};
-    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered)
-        for (int d = 0; d < 2; d++) {
-            count[d] += b->small_count[d];
-            bytes[d] += b->small_bytes[d];
-        }
     static const char *const dir[2] = {"TO_DEVICE", "FROM_DEVICE"};
     for (int d = 0; d < 2; d++) {
         snprintf(name, sizeof name, "TRACER::FILTERED::SMALL_TRANSFERS_%s", dir[d]);
-        snprintf(value, sizeof value, "%llu transfers, %llu bytes", (unsigned long long)count[d],
-                 (unsigned long long)bytes[d]);
+        snprintf(value, sizeof value, "%llu transfers, %llu bytes", (unsigned long long)jd->end.small_count[d],
+                 (unsigned long long)jd->end.small_bytes[d]);
         OTF2_Archive_SetProperty(ar, name, value, false);
     }
+    snprintf(value, sizeof value, "%s", jd->ended ? "normal end" : jd->crashed ? "crashed (signal)" : "recovered");
+    if (jd->crashed)
+        snprintf(value, sizeof value, "crashed (signal %d)", jd->crash_signal);
+    else if (!jd->ended)
+        snprintf(value, sizeof value, "recovered (the run did not end normally)");
+    OTF2_Archive_SetProperty(ar, "TRACER::RUN::END", value, false);
 }
 
 static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
@@ -89,10 +76,8 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_SetCreator(ar, "tracer " TRACER_VERSION);
     OTF2_Archive_SetDescription(ar, "OpenMP offload trace; see docs/trace-model.md of tracer");
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    OTF2_Archive_SetMachineName(ar, host);
-    record_configuration(ar);
+    OTF2_Archive_SetMachineName(ar, w->jd->hostname ? w->jd->hostname : "");
+    record_configuration(ar, w->jd);
 
     uint64_t nloc = w->data.nstreams;
     for (size_t d = 0; d < w->ndevices; d++)
@@ -121,10 +106,8 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     }
     if (!rc) {
         OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
-        char host[256] = "localhost";
-        gethostname(host, sizeof host - 1);
         if (gw) {
-            tr_defs_write_global(w, gw, events, nloc, host);
+            tr_defs_write_global(w, gw, events, nloc, w->jd->hostname ? w->jd->hostname : "localhost");
             OTF2_Archive_CloseGlobalDefWriter(ar, gw);
         } else {
             rc = -1;
@@ -151,53 +134,52 @@ static void writer_free(tr_writer *w)
     tr_u64map_free(&w->delete_bytes);
     tr_u64map_free(&w->region_keys);
     tr_strtab_free(&w->strings);
-    tr_symbols_close(w->symbols);
     tr_collected_free(&w->data);
 }
 
-void tr_writer_run(uint64_t end_ticks)
+int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r)
 {
-    tr_clock_calibrate_end();
+    memset(r, 0, sizeof *r);
+    tr_journal_data jd;
+    if (tr_journal_load(journal, &jd, r->error, sizeof r->error))
+        return -1;
+    r->skipped_bytes = jd.stats.skipped_bytes;
+    r->bad_frames = jd.stats.bad_frames;
+    r->truncated = jd.stats.truncated;
+    r->ended = jd.ended;
+    r->crashed = jd.crashed;
+    r->crash_signal = jd.crash_signal;
+    r->records = jd.data.records;
+
     tr_writer w;
     memset(&w, 0, sizeof w);
-    if (tr_collect(&w.data)) {
-        tr_log("writer: out of memory while collecting events; no trace written");
-        tr_collected_free(&w.data);
-        return;
-    }
-    if (w.data.records == 0) {
-        if (verbose())
-            tr_log("no events were recorded; no trace written");
-        tr_collected_free(&w.data);
-        return;
-    }
+    w.jd = &jd;
+    w.data = jd.data;
+    memset(&jd.data, 0, sizeof jd.data);
     w.t_min = UINT64_MAX;
-    w.t_max = tr_clock_to_ns(end_ticks);
-    w.symbols = tr_symbols_open();
-    char dir[4096];
-    uint64_t total = 0;
-    int dirfd;
-    if (tr_model_build(&w)) {
-        tr_log("writer: out of memory while analysing events; no trace written");
-    } else if ((dirfd = tr_output_dir_create(dir, sizeof dir)) >= 0) {
-        char via_fd[64];
-        snprintf(via_fd, sizeof via_fd, "/proc/self/fd/%d", dirfd);
-        struct stat a, b;
-        /* Without /proc, the checked path itself is the best there is. */
-        const char *path = stat(via_fd, &a) == 0 && fstat(dirfd, &b) == 0 && a.st_ino == b.st_ino ? via_fd : dir;
+    w.t_max = jd.end_ns;
+    int rc = 0;
+    if (!w.data.records) {
+        snprintf(r->error, sizeof r->error, "the journal holds no events");
+        rc = -1;
+    } else if (tr_model_build(&w)) {
+        snprintf(r->error, sizeof r->error, "out of memory while analysing events");
+        rc = -1;
+    } else {
+        if (w.t_min > w.t_max)
+            w.t_min = w.t_max;
         otf2_error[0] = 0;
         OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(keep_otf2_error, 0);
-        int failed = write_archive(&w, path, &total);
+        if (write_archive(&w, archive_dir, &r->events)) {
+            snprintf(r->error, sizeof r->error, "OTF2 failed: %s", otf2_error[0] ? otf2_error : "unknown error");
+            rc = -1;
+        }
         OTF2_Error_RegisterCallback(old, 0);
-        close(dirfd);
-        if (failed)
-            tr_log("writer: writing %s/traces.otf2 failed (%s); the trace may be incomplete", dir,
-                   otf2_error[0] ? otf2_error : "OTF2 error");
-        else if (verbose())
-            tr_log("trace written to %s/traces.otf2 (%llu events, %zu host threads, %zu devices)", dir,
-                   (unsigned long long)total, w.data.nstreams, w.ndevices);
     }
-    if (w.stray_ends && verbose())
-        tr_log("%llu end events had no begin and were skipped", (unsigned long long)w.stray_ends);
+    r->locations = w.data.nstreams;
+    r->devices = w.ndevices;
+    r->lost = w.lost;
     writer_free(&w);
+    tr_journal_data_free(&jd);
+    return rc;
 }

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "writer/collect.h"
+#include "writer/journal_load.h"
 #include "writer/strtab.h"
-#include "writer/symbols.h"
 #include "writer/u64map.h"
 
 enum tr_attr {
@@ -31,6 +31,7 @@ enum tr_attr {
     TR_ATTR_DEVICE_TYPE,
     TR_ATTR_INCOMPLETE,
     TR_ATTR_VALUE,
+    TR_ATTR_LOST,
     TR_ATTR_COUNT
 };
 
@@ -66,7 +67,8 @@ typedef struct tr_region_def {
 } tr_region_def;
 
 typedef struct tr_writer {
-    tr_collected data;
+    tr_journal_data *jd;   /* the run, as its journal tells it */
+    tr_collected data;     /* moved out of jd: one stream per thread */
     uint64_t t_min, t_max; /* ns */
     int host_device;       /* OpenMP number of the host, -2 when unknown */
 
@@ -82,11 +84,11 @@ typedef struct tr_writer {
     tr_region_def *regions;
     uint32_t nregions, capregions;
     tr_u64map region_keys;   /* region key -> region id + 1 */
-    tr_symbols *symbols;
 
     uint64_t stray_ends;     /* ends whose begin was never seen */
     uint64_t incomplete;
     uint64_t target_maps;
+    uint64_t lost;           /* events dropped in drop mode */
 } tr_writer;
 
 /* writer_model.c */

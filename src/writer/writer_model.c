@@ -254,8 +254,8 @@ static int collect_device_items(tr_writer *w)
                 d = tr_model_device(w, r->dev);
                 if (!d)
                     break;
-                if (r->type == TR_REC_DEVICE_INIT && r->u[0])
-                    d->type = (const char *)(uintptr_t)r->u[0];
+                if (r->type == TR_REC_DEVICE_INIT && tr_journal_text(w->jd, r->u[0]))
+                    d->type = tr_journal_text(w->jd, r->u[0]);
                 add_item(d, (tr_dev_item){.start = r->time, .end = r->time, .rec = r, .is_point = 1,
                                           .region = tr_defs_region_device_event(w, r->type)});
                 break;

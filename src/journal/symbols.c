@@ -1,4 +1,4 @@
-#include "writer/symbols.h"
+#include "journal/symbols.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

@@ -1,0 +1,326 @@
+/* consumer.c - see consumer.h. Runs on its own thread; never on the hot path. */
+#include "journal/consumer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "api/user_regions.h"
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "journal/journal_write.h"
+#include "journal/symbols.h"
+#include "writer/u64map.h"
+
+static int journal_fd = -1;
+static uint64_t interval_ns;
+static pthread_t thread;
+static int running, stopping;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
+static int write_failed_once;
+
+/* The chunks the thread took but has not finished; a crash handler writes
+ * them (duplicates are dropped by readers: same location and seq). */
+static tr_chunk *batch;
+
+static ZSTD_CCtx *cctx;
+static char *zbuf;
+static size_t zcap;
+static tr_u64map done_codeptrs, done_texts, done_users;
+static tr_symbols *symbols;
+
+static void append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+{
+    if (tr_journal_append(journal_fd, h, type, payload, bytes))
+        tr_log_once(&write_failed_once, "journal: write failed (%s); the trace may miss events", strerror(errno));
+}
+
+static void write_clock(void)
+{
+    uint64_t pair[2];
+    pair[1] = tr_clock_mono_ns();
+    pair[0] = tr_clock_ticks();
+    tr_frame_header h = {0};
+    h.raw_bytes = sizeof pair;
+    append(&h, TR_FRAME_CLOCK, pair, sizeof pair);
+}
+
+static void write_symbol(uint64_t codeptr)
+{
+    if (!codeptr || tr_u64map_get(&done_codeptrs, codeptr, 0))
+        return;
+    tr_u64map_put(&done_codeptrs, codeptr, 1);
+    if (!symbols)
+        symbols = tr_symbols_open();
+    tr_code_location loc = tr_symbols_locate(symbols, codeptr);
+    const char *kernel = tr_symbols_kernel_name(symbols, codeptr);
+    char buf[4096];
+    tr_journal_symbol s = {codeptr, loc.line, tr_symbols_kernel_line(symbols, codeptr)};
+    size_t n = sizeof s;
+    memcpy(buf, &s, n);
+    const char *texts[3] = {loc.function, loc.file, kernel};
+    for (int i = 0; i < 3; i++) {
+        const char *t = texts[i] ? texts[i] : "";
+        size_t len = strnlen(t, 1000);
+        memcpy(buf + n, t, len);
+        buf[n + len] = 0;
+        n += len + 1;
+    }
+    tr_frame_header h = {0};
+    h.raw_bytes = n;
+    append(&h, TR_FRAME_SYMBOL, buf, n);
+}
+
+static void write_text(uint64_t id)
+{
+    if (!id || tr_u64map_get(&done_texts, id, 0))
+        return;
+    tr_u64map_put(&done_texts, id, 1);
+    const char *text = (const char *)(uintptr_t)id; /* a copy tracer made and never frees */
+    char buf[4200];
+    uint32_t head[2] = {TR_STRING_TEXT, 0};
+    size_t len = strnlen(text, 4000);
+    memcpy(buf, head, 8);
+    memcpy(buf + 8, &id, 8);
+    memcpy(buf + 16, text, len);
+    buf[16 + len] = 0;
+    tr_frame_header h = {0};
+    h.raw_bytes = 17 + len;
+    append(&h, TR_FRAME_STRING, buf, 17 + len);
+}
+
+static void write_user_name(uint32_t id)
+{
+    id &= 0x7fffffffu;
+    if (!id || tr_u64map_get(&done_users, id, 0))
+        return;
+    const char *name = tr_user_region_name(id);
+    if (!name)
+        return;
+    tr_u64map_put(&done_users, id, 1);
+    char buf[4200];
+    uint32_t head[2] = {TR_STRING_USER_REGION, id};
+    size_t len = strnlen(name, 4000);
+    memcpy(buf, head, 8);
+    memcpy(buf + 8, name, len);
+    buf[8 + len] = 0;
+    tr_frame_header h = {0};
+    h.raw_bytes = 9 + len;
+    append(&h, TR_FRAME_STRING, buf, 9 + len);
+}
+
+/* Names and symbols go in before the chunk that needs them, so a journal
+ * read after a crash still has them (for every chunk this thread wrote). */
+static void write_references(const tr_record *rec, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const tr_record *r = &rec[i];
+        switch (r->type) {
+        case TR_REC_TARGET:
+            if (r->phase != TR_PHASE_END)
+                write_symbol(r->u[0]);
+            break;
+        case TR_REC_SUBMIT:
+            write_symbol(r->u[1]);
+            break;
+        case TR_REC_DEVICE_INIT:
+        case TR_REC_DEVICE_LOAD:
+            write_text(r->u[0]);
+            break;
+        case TR_REC_USER_REGION:
+        case TR_REC_USER_MARK:
+            write_user_name((uint32_t)r->id);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void write_chunk(tr_chunk *c, uint32_t n)
+{
+    if (!n || n <= c->flushed)
+        return;
+    write_references(c->rec, n);
+    tr_frame_header h = {0};
+    h.location = c->owner ? c->owner->index : 0;
+    h.tid = c->owner ? (uint32_t)c->owner->tid : 0;
+    h.seq = c->seq;
+    h.records = n;
+    h.raw_bytes = (uint64_t)n * sizeof(tr_record);
+    size_t z = ZSTD_compressCCtx(cctx, zbuf, zcap, c->rec, h.raw_bytes, 1);
+    if (!ZSTD_isError(z) && z < h.raw_bytes) {
+        h.flags = TR_FRAME_ZSTD;
+        append(&h, TR_FRAME_CHUNK, zbuf, z);
+    } else {
+        h.flags = TR_FRAME_RAW;
+        append(&h, TR_FRAME_CHUNK, c->rec, h.raw_bytes);
+    }
+    c->flushed = n;
+}
+
+static void drain_full(void)
+{
+    for (;;) {
+        tr_chunk *list = tr_buf_take_full();
+        if (!list)
+            return;
+        __atomic_store_n(&batch, list, __ATOMIC_RELEASE);
+        for (tr_chunk *c = list; c; c = c->next_full)
+            __atomic_store_n(&c->state, TR_CHUNK_TAKEN, __ATOMIC_RELEASE);
+        while (list) {
+            tr_chunk *next = list->next_full;
+            write_chunk(list, __atomic_load_n(&list->count, __ATOMIC_ACQUIRE));
+            __atomic_store_n(&batch, next, __ATOMIC_RELEASE);
+            tr_buf_recycle(list);
+            list = next;
+        }
+    }
+}
+
+/* The committed prefix of each thread's current chunk: what a SIGKILL or an
+ * _exit would otherwise take with it. Only this thread recycles chunks, so a
+ * chunk read here stays valid even if its owner hands it over meanwhile. */
+static void flush_partial(void)
+{
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
+        tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
+        if (c)
+            write_chunk(c, __atomic_load_n(&c->count, __ATOMIC_ACQUIRE));
+    }
+    write_clock();
+}
+
+static void *consumer_main(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, 0); /* the application's signals are not ours */
+    uint64_t last_flush = tr_clock_mono_ns();
+    write_clock();
+    for (;;) {
+        pthread_mutex_lock(&wake_lock);
+        if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 5000000; /* 5 ms: often enough to keep up, rare enough to cost nothing */
+            if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&wake_cond, &wake_lock, &until);
+        }
+        pthread_mutex_unlock(&wake_lock);
+        drain_full();
+        if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+            break;
+        uint64_t now = tr_clock_mono_ns();
+        if (now - last_flush >= interval_ns) {
+            flush_partial();
+            last_flush = now;
+        }
+    }
+    drain_full();
+    flush_partial();
+    return 0;
+}
+
+int tr_consumer_start(int fd, uint64_t flush_interval_ns)
+{
+    journal_fd = fd;
+    interval_ns = flush_interval_ns ? flush_interval_ns : 1;
+    cctx = ZSTD_createCCtx();
+    zcap = ZSTD_compressBound(TR_CHUNK_BYTES);
+    zbuf = malloc(zcap);
+    if (!cctx || !zbuf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    tr_buf_wake_consumer = tr_consumer_wake;
+    int rc = pthread_create(&thread, 0, consumer_main, 0);
+    if (rc) {
+        errno = rc;
+        return -1;
+    }
+    running = 1;
+    return 0;
+}
+
+void tr_consumer_wake(void)
+{
+    pthread_cond_signal(&wake_cond);
+}
+
+void tr_consumer_stop(void)
+{
+    if (!running)
+        return;
+    __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&wake_lock);
+    pthread_cond_signal(&wake_cond);
+    pthread_mutex_unlock(&wake_lock);
+    pthread_join(thread, 0);
+    running = 0;
+    tr_symbols_close(symbols);
+    symbols = 0;
+    ZSTD_freeCCtx(cctx);
+    cctx = 0;
+    free(zbuf);
+    zbuf = 0;
+}
+
+/* --- crash path: async-signal-safe only --------------------------------- */
+
+static void crash_write(int fd, tr_chunk *c)
+{
+    uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+    if (!n || n > TR_CHUNK_RECORDS)
+        return;
+    tr_frame_header h = {0};
+    h.location = c->owner ? c->owner->index : 0;
+    h.tid = c->owner ? (uint32_t)c->owner->tid : 0;
+    h.seq = c->seq;
+    h.records = n;
+    h.raw_bytes = (uint64_t)n * sizeof(tr_record);
+    h.flags = TR_FRAME_RAW;
+    tr_journal_append(fd, &h, TR_FRAME_CHUNK, c->rec, h.raw_bytes);
+}
+
+void tr_consumer_crash_flush(int fd, int sig)
+{
+    if (fd < 0)
+        return;
+    tr_buf_stop();
+    unsigned guard = 0;
+    for (tr_chunk *c = tr_buf_take_full(); c && guard < 1u << 20; c = c->next_full, guard++)
+        crash_write(fd, c);
+    for (tr_chunk *c = __atomic_load_n(&batch, __ATOMIC_ACQUIRE); c && guard < 1u << 21; c = c->next_full, guard++)
+        if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TR_CHUNK_TAKEN)
+            crash_write(fd, c);
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
+        tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
+        if (c)
+            crash_write(fd, c);
+    }
+    uint64_t pair[2];
+    pair[1] = tr_clock_mono_ns();
+    pair[0] = tr_clock_ticks();
+    tr_frame_header h = {0};
+    h.raw_bytes = sizeof pair;
+    tr_journal_append(fd, &h, TR_FRAME_CLOCK, pair, sizeof pair);
+    struct {
+        int32_t sig;
+        uint32_t pad;
+        uint64_t tick;
+    } crash = {sig, 0, pair[0]};
+    tr_frame_header ch = {0};
+    ch.raw_bytes = sizeof crash;
+    tr_journal_append(fd, &ch, TR_FRAME_CRASH, &crash, sizeof crash);
+}

@@ -1,0 +1,21 @@
+/* consumer.h - the journal's writer thread: takes full chunks off the
+ * application threads, compresses each into one frame, appends it, recycles
+ * the chunk. Also writes the names and symbols the records refer to, and
+ * every flush interval the committed part of each thread's current chunk. */
+#ifndef TR_JOURNAL_CONSUMER_H
+#define TR_JOURNAL_CONSUMER_H
+
+#include <stdint.h>
+
+/* Starts the thread on journal @fd. Returns 0, or -1 (errno set). */
+int tr_consumer_start(int fd, uint64_t flush_interval_ns);
+/* Writes everything still in memory (full and partly filled chunks), a final
+ * clock pair, then ends the thread. Recording must be stopped. */
+void tr_consumer_stop(void);
+/* Wakes the thread (a producer is waiting for a free chunk). */
+void tr_consumer_wake(void);
+/* Async-signal-safe: appends, uncompressed, every chunk not yet written
+ * (full, being written, current), a clock pair and a CRASH frame. */
+void tr_consumer_crash_flush(int fd, int sig);
+
+#endif

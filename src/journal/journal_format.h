@@ -1,0 +1,97 @@
+/* journal_format.h - the on-disk journal: what a crashed run leaves behind.
+ *
+ * A journal is a sequence of frames, each a fixed 64-byte header followed by
+ * its payload, appended with one write each (O_APPEND), so frames from
+ * several writers never interleave. Each header carries its own CRC and the
+ * CRC of its payload: a journal cut at any byte, or with flipped bytes, is
+ * read up to the damage, and a reader resynchronises on the next valid
+ * header. Integers are little-endian (the writing host's order; journals are
+ * read on the same kind of machine).
+ *
+ * Frame types and payloads:
+ *   START   key/value entries (tr_journal_kv) describing the process
+ *   CHUNK   records of one thread (location), in order: `records` x 64 bytes,
+ *           raw or zstd-compressed (flags); `seq` orders a location's chunks
+ *           and lets a reader drop duplicates (a crash handler may write a
+ *           chunk the writer thread was also writing)
+ *   STRING  u32 kind, u32 id, then the text (NUL-terminated)
+ *   SYMBOL  tr_journal_symbol, then function, file and kernel name, each
+ *           NUL-terminated (empty when unknown)
+ *   CLOCK   u64 tick, u64 ns (CLOCK_MONOTONIC): a calibration pair
+ *   END     tr_journal_end: the run ended normally
+ *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal
+ */
+#ifndef TR_JOURNAL_FORMAT_H
+#define TR_JOURNAL_FORMAT_H
+
+#include <stdint.h>
+
+#define TR_JOURNAL_NAME "tracer.journal"
+#define TR_FRAME_MAGIC 0x4d465254u /* "TRFM" */
+#define TR_FRAME_VERSION 1
+#define TR_FRAME_MAX_PAYLOAD (16u << 20)
+
+enum tr_frame_type {
+    TR_FRAME_START = 1,
+    TR_FRAME_CHUNK = 2,
+    TR_FRAME_STRING = 3,
+    TR_FRAME_SYMBOL = 4,
+    TR_FRAME_CLOCK = 5,
+    TR_FRAME_END = 6,
+    TR_FRAME_CRASH = 7,
+};
+
+enum { TR_FRAME_RAW = 0, TR_FRAME_ZSTD = 1 };
+
+typedef struct tr_frame_header {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t type;
+    uint32_t header_crc;  /* CRC-32 of this header with header_crc = 0 */
+    uint32_t payload_crc; /* CRC-32 of the payload as stored */
+    uint64_t payload_bytes;
+    uint64_t raw_bytes;   /* after decompression */
+    uint32_t location;    /* CHUNK: the thread's index */
+    uint32_t tid;
+    uint64_t seq;
+    uint32_t records;
+    uint32_t flags;       /* TR_FRAME_RAW or TR_FRAME_ZSTD */
+    uint64_t reserved;
+} tr_frame_header;
+
+_Static_assert(sizeof(tr_frame_header) == 64, "frame header is 64 bytes");
+
+/* START payload: entries of {u16 key, u16 pad, u32 length, bytes}. */
+enum tr_journal_key {
+    TR_KEY_PID = 1,        /* u64 */
+    TR_KEY_HOSTNAME,       /* text */
+    TR_KEY_CMDLINE,        /* NUL-separated arguments, as /proc/self/cmdline */
+    TR_KEY_CONFIG,         /* "NAME=raw (environment|default)" */
+    TR_KEY_CLOCK_TSC,      /* u32: 1 when ticks are TSC ticks, 0 when ns */
+    TR_KEY_CLOCK0,         /* u64 tick, u64 ns: the first calibration pair */
+    TR_KEY_REALTIME_OFFSET, /* i64: CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+};
+
+enum tr_string_kind {
+    TR_STRING_USER_REGION = 1, /* id = tracer_region_t (without the off bit) */
+    TR_STRING_TEXT = 2,        /* id referenced by records (device strings) */
+};
+
+typedef struct tr_journal_symbol {
+    uint64_t codeptr;
+    int32_t line;        /* of codeptr, 0 unknown */
+    int32_t kernel_line; /* from the kernel symbol, 0 unknown */
+} tr_journal_symbol;
+
+typedef struct tr_journal_end {
+    uint64_t end_tick;
+    int32_t has_status, status;
+    uint64_t small_count[2], small_bytes[2]; /* TRACER_MIN_BYTES totals */
+} tr_journal_end;
+
+uint32_t tr_crc32(uint32_t crc, const void *data, uint64_t len);
+
+/* Fills magic, version, type and both CRCs (async-signal-safe). */
+void tr_frame_seal(tr_frame_header *h, uint16_t type, const void *payload, uint64_t payload_bytes);
+
+#endif

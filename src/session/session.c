@@ -1,0 +1,187 @@
+/* session.c - see session.h. Runs at activation and at the end of the run,
+ * never on the hot path. */
+#include "session/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/lifecycle.h"
+#include "core/log.h"
+#include "journal/consumer.h"
+#include "journal/journal_write.h"
+#include "session/crash.h"
+#include "writer/output_dir.h"
+#include "writer/writer.h"
+
+static int dir_fd = -1, journal_fd = -1, dir_created;
+static char dir_path[4096];
+
+static void after_fork_child(void)
+{
+    /* The child records nothing and never touches the parent's files. */
+    tr_crash_forget_journal();
+    if (journal_fd >= 0)
+        close(journal_fd);
+    if (dir_fd >= 0)
+        close(dir_fd);
+    journal_fd = dir_fd = -1;
+}
+
+static int write_start(void)
+{
+    static tr_kv kv; /* 32 KiB: not on the stack of a callback */
+    kv.len = 0;
+    uint64_t pid = (uint64_t)getpid();
+    tr_kv_add(&kv, TR_KEY_PID, &pid, 8);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    tr_kv_add_text(&kv, TR_KEY_HOSTNAME, host);
+    char cmd[8192];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : 0;
+    if (fd >= 0)
+        close(fd);
+    if (n > 0)
+        tr_kv_add(&kv, TR_KEY_CMDLINE, cmd, (uint32_t)n);
+    char line[700];
+    for (size_t i = 0; i < tr_cfg_nvars; i++) {
+        snprintf(line, sizeof line, "%s=%.600s (%s)", tr_cfg_vars[i].name,
+                 tr_cfg_loaded.raw[i] ? tr_cfg_loaded.raw[i] : tr_cfg_vars[i].def,
+                 tr_cfg_loaded.source[i] == TR_CFG_FROM_ENV ? "environment" : "default");
+        tr_kv_add_text(&kv, TR_KEY_CONFIG, line);
+    }
+    uint32_t tsc = (uint32_t)tr_clock_use_tsc;
+    tr_kv_add(&kv, TR_KEY_CLOCK_TSC, &tsc, 4);
+    uint64_t pair[2];
+    tr_clock_start_pair(&pair[0], &pair[1]);
+    tr_kv_add(&kv, TR_KEY_CLOCK0, pair, 16);
+    int64_t off = tr_clock_realtime_offset_ns();
+    tr_kv_add(&kv, TR_KEY_REALTIME_OFFSET, &off, 8);
+    tr_frame_header h = {0};
+    h.raw_bytes = kv.len;
+    return tr_journal_append(journal_fd, &h, TR_FRAME_START, kv.data, kv.len);
+}
+
+static int session_start(void)
+{
+    if (tr_buf_init(tr_cfg.max_memory, tr_cfg.buffer_size, tr_cfg.on_full == TR_ON_FULL_DROP)) {
+        tr_log("cannot reserve %llu bytes of buffer memory (TRACER_MAX_MEMORY); this run is not traced",
+               (unsigned long long)tr_cfg.max_memory);
+        return -1;
+    }
+    dir_fd = tr_output_dir_create(dir_path, sizeof dir_path, &dir_created);
+    if (dir_fd < 0)
+        return -1;
+    journal_fd = tr_journal_create(dir_fd);
+    if (journal_fd < 0) {
+        tr_log("journal: cannot create %s/%s: %s; this run is not traced", dir_path, TR_JOURNAL_NAME,
+               strerror(errno));
+        close(dir_fd);
+        dir_fd = -1;
+        return -1;
+    }
+    if (write_start() || tr_consumer_start(journal_fd, tr_cfg.flush_interval_ns)) {
+        tr_log("journal: cannot start writing %s/%s: %s; this run is not traced", dir_path, TR_JOURNAL_NAME,
+               strerror(errno));
+        close(journal_fd);
+        close(dir_fd);
+        journal_fd = dir_fd = -1;
+        return -1;
+    }
+    tr_crash_install(journal_fd);
+    pthread_atfork(0, 0, after_fork_child);
+    return 0;
+}
+
+static void write_end(uint64_t end_ticks)
+{
+    static char payload[sizeof(tr_journal_end) + 28 * 1024];
+    tr_journal_end e = {.end_tick = end_ticks};
+    e.has_status = tr_lifecycle_exit_status(&e.status);
+    size_t n = sizeof e;
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
+        for (int d = 0; d < 2; d++) {
+            e.small_count[d] += b->small_count[d];
+            e.small_bytes[d] += b->small_bytes[d];
+        }
+        /* A drop-mode loss the thread never got to record itself. */
+        if (b->lost && n + 28 <= sizeof payload) {
+            memcpy(payload + n, &b->index, 4);
+            memcpy(payload + n + 4, &b->lost, 8);
+            memcpy(payload + n + 12, &b->lost_first, 8);
+            memcpy(payload + n + 20, &b->lost_last, 8);
+            n += 28;
+        }
+    }
+    memcpy(payload, &e, sizeof e);
+    tr_frame_header h = {0};
+    h.raw_bytes = n;
+    tr_journal_append(journal_fd, &h, TR_FRAME_END, payload, n);
+}
+
+/* Nothing recorded: leave nothing behind but what was already there. */
+static void remove_empty_run(void)
+{
+    unlinkat(dir_fd, TR_JOURNAL_NAME, 0);
+    unlinkat(dir_fd, "traces.otf2", 0);
+    if (dir_created)
+        rmdir(dir_path);
+}
+
+static void session_end(uint64_t end_ticks)
+{
+    if (journal_fd < 0)
+        return;
+    tr_clock_calibrate_end(); /* first, so the consumer's last clock pair spans it */
+    tr_consumer_stop();
+    write_end(end_ticks);
+    close(journal_fd);
+    journal_fd = -1;
+    tr_crash_forget_journal();
+
+    /* Through the descriptor opened (O_NOFOLLOW) at the start, so a path
+     * swapped for a link since cannot redirect the archive; without /proc
+     * the checked path is the best there is. */
+    char apath[4200], jpath[4300];
+    snprintf(apath, sizeof apath, "/proc/self/fd/%d", dir_fd);
+    struct stat a, b;
+    if (stat(apath, &a) || fstat(dir_fd, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+        snprintf(apath, sizeof apath, "%s", dir_path);
+    snprintf(jpath, sizeof jpath, "%s/%s", apath, TR_JOURNAL_NAME);
+
+    tr_convert_report r;
+    if (tr_writer_convert(jpath, apath, &r)) {
+        if (!strcmp(r.error, "the journal holds no events")) {
+            if (tr_cfg.verbose)
+                tr_log("no events were recorded; no trace written");
+            remove_empty_run();
+        } else {
+            tr_log("writer: %s; the journal %s/%s is kept: 'tracer recover %s' retries", r.error, dir_path,
+                   TR_JOURNAL_NAME, dir_path);
+        }
+    } else {
+        if (!tr_cfg.keep_journal)
+            unlinkat(dir_fd, TR_JOURNAL_NAME, 0);
+        if (tr_cfg.verbose)
+            tr_log("trace written to %s/traces.otf2 (%llu events, %llu host threads, %llu devices%s)", dir_path,
+                   (unsigned long long)r.events, (unsigned long long)r.locations,
+                   (unsigned long long)r.devices, r.lost ? ", events were dropped: TRACER_ON_FULL=drop" : "");
+        if (r.lost)
+            tr_log("%llu events were dropped because buffers were full (TRACER_ON_FULL=drop); the trace marks "
+                   "where",
+                   (unsigned long long)r.lost);
+    }
+    close(dir_fd);
+    dir_fd = -1;
+}
+
+void tr_session_install(void) { tr_lifecycle_set_hooks(session_start, session_end); }

@@ -1,0 +1,396 @@
+/* journal_load.c - a journal's frames -> tr_journal_data. */
+#include "writer/journal_load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/record.h"
+
+typedef struct piece {
+    uint32_t location, tid;
+    uint64_t seq;
+    uint32_t records;
+    tr_record *rec;
+} piece;
+
+typedef struct load_ctx {
+    tr_journal_data *jd;
+    piece *pieces;
+    size_t npieces, cappieces;
+    int oom;
+} load_ctx;
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int add_string(tr_journal_data *jd, const char *s, size_t max, uint32_t *index)
+{
+    size_t cap = jd->capstrings;
+    if (grow((void **)&jd->strings, &cap, jd->nstrings, sizeof *jd->strings))
+        return -1;
+    jd->capstrings = (uint32_t)cap;
+    char *copy = strndup(s, max);
+    if (!copy)
+        return -1;
+    jd->strings[jd->nstrings] = copy;
+    *index = jd->nstrings++;
+    return 0;
+}
+
+static void load_start(tr_journal_data *jd, const unsigned char *p, uint64_t n)
+{
+    for (uint64_t off = 0; off + 8 <= n;) {
+        uint16_t key;
+        uint32_t len;
+        memcpy(&key, p + off, 2);
+        memcpy(&len, p + off + 4, 4);
+        if (len > n - off - 8)
+            break;
+        const unsigned char *v = p + off + 8;
+        switch (key) {
+        case TR_KEY_PID:
+            if (len == 8)
+                memcpy(&jd->pid, v, 8);
+            break;
+        case TR_KEY_HOSTNAME:
+            free(jd->hostname);
+            jd->hostname = strndup((const char *)v, len);
+            break;
+        case TR_KEY_CMDLINE:
+            free(jd->cmdline);
+            jd->cmdline = malloc(len + 1);
+            if (jd->cmdline) {
+                memcpy(jd->cmdline, v, len);
+                jd->cmdline[len] = 0;
+                jd->cmdline_len = len;
+            }
+            break;
+        case TR_KEY_CONFIG: {
+            char **c = realloc(jd->config, (jd->nconfig + 1) * sizeof *c);
+            if (c) {
+                jd->config = c;
+                c[jd->nconfig] = strndup((const char *)v, len);
+                if (c[jd->nconfig])
+                    jd->nconfig++;
+            }
+            break;
+        }
+        case TR_KEY_CLOCK_TSC:
+            if (len == 4)
+                memcpy(&jd->tsc, v, 4);
+            break;
+        case TR_KEY_CLOCK0:
+            if (len == 16) {
+                memcpy(&jd->tick0, v, 8);
+                memcpy(&jd->ns0, v + 8, 8);
+            }
+            break;
+        case TR_KEY_REALTIME_OFFSET:
+            if (len == 8)
+                memcpy(&jd->realtime_offset, v, 8);
+            break;
+        default:
+            break;
+        }
+        off += 8 + len;
+    }
+}
+
+static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
+{
+    if (n < sizeof(tr_journal_symbol))
+        return;
+    tr_journal_symbol s;
+    memcpy(&s, p, sizeof s);
+    const char *texts[3] = {0, 0, 0};
+    uint64_t off = sizeof s;
+    for (int i = 0; i < 3 && off < n; i++) {
+        const char *t = (const char *)p + off;
+        size_t len = strnlen(t, n - off);
+        if (len == n - off)
+            break; /* unterminated: ignore the rest */
+        texts[i] = len ? t : 0;
+        off += len + 1;
+    }
+    size_t cap = jd->capsymbols;
+    if (tr_u64map_get(&jd->symbol_index, s.codeptr, 0) ||
+        grow((void **)&jd->symbols, &cap, jd->nsymbols, sizeof *jd->symbols))
+        return;
+    jd->capsymbols = (uint32_t)cap;
+    tr_jsymbol *j = &jd->symbols[jd->nsymbols];
+    *j = (tr_jsymbol){.codeptr = s.codeptr, .line = s.line, .kernel_line = s.kernel_line};
+    uint32_t idx;
+    if (texts[0] && !add_string(jd, texts[0], 4096, &idx))
+        j->function = jd->strings[idx];
+    if (texts[1] && !add_string(jd, texts[1], 4096, &idx))
+        j->file = jd->strings[idx];
+    if (texts[2] && !add_string(jd, texts[2], 4096, &idx))
+        j->kernel = jd->strings[idx];
+    tr_u64map_put(&jd->symbol_index, s.codeptr ? s.codeptr : 1, jd->nsymbols++);
+}
+
+static void load_end(tr_journal_data *jd, const unsigned char *p, uint64_t n)
+{
+    if (n < sizeof(tr_journal_end))
+        return;
+    memcpy(&jd->end, p, sizeof jd->end);
+    jd->ended = 1;
+    uint64_t off = sizeof jd->end;
+    uint64_t count = (n - off) / (4 + 3 * 8);
+    free(jd->losses);
+    jd->losses = calloc(count ? count : 1, sizeof *jd->losses);
+    if (!jd->losses)
+        return;
+    for (uint64_t i = 0; i < count; i++, off += 28) {
+        tr_jloss *l = &jd->losses[jd->nlosses++];
+        memcpy(&l->location, p + off, 4);
+        memcpy(&l->count, p + off + 4, 8);
+        memcpy(&l->first, p + off + 12, 8);
+        memcpy(&l->last, p + off + 20, 8);
+    }
+}
+
+static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint64_t bytes)
+{
+    load_ctx *ctx = vctx;
+    tr_journal_data *jd = ctx->jd;
+    const unsigned char *p = payload;
+    switch (h->type) {
+    case TR_FRAME_START:
+        load_start(jd, p, bytes);
+        break;
+    case TR_FRAME_CHUNK: {
+        if (!h->records)
+            break;
+        if (grow((void **)&ctx->pieces, &ctx->cappieces, ctx->npieces, sizeof *ctx->pieces)) {
+            ctx->oom = 1;
+            return 1;
+        }
+        tr_record *rec = malloc(bytes);
+        if (!rec) {
+            ctx->oom = 1;
+            return 1;
+        }
+        memcpy(rec, p, bytes);
+        ctx->pieces[ctx->npieces++] = (piece){h->location, h->tid, h->seq, h->records, rec};
+        break;
+    }
+    case TR_FRAME_STRING: {
+        if (bytes < 9)
+            break;
+        uint32_t kind, id, idx;
+        memcpy(&kind, p, 4);
+        memcpy(&id, p + 4, 4);
+        tr_u64map *m = kind == TR_STRING_USER_REGION ? &jd->user_names : &jd->texts;
+        uint64_t key = kind == TR_STRING_TEXT && bytes >= 16 ? 0 : id;
+        const char *text = (const char *)p + 8;
+        size_t max = bytes - 8;
+        if (kind == TR_STRING_TEXT && bytes >= 16) {
+            memcpy(&key, p + 8, 8); /* texts are keyed by a 64-bit id */
+            text += 8;
+            max -= 8;
+        }
+        if (key && !tr_u64map_get(m, key, 0) && !add_string(jd, text, max, &idx))
+            tr_u64map_put(m, key, idx);
+        break;
+    }
+    case TR_FRAME_SYMBOL:
+        load_symbol(jd, p, bytes);
+        break;
+    case TR_FRAME_CLOCK:
+        if (bytes >= 16) {
+            memcpy(&jd->tick1, p, 8);
+            memcpy(&jd->ns1, p + 8, 8);
+        }
+        break;
+    case TR_FRAME_END:
+        load_end(jd, p, bytes);
+        break;
+    case TR_FRAME_CRASH:
+        jd->crashed = 1;
+        if (bytes >= 4)
+            memcpy(&jd->crash_signal, p, 4);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int by_location_seq(const void *a, const void *b)
+{
+    const piece *x = a, *y = b;
+    if (x->location != y->location)
+        return x->location < y->location ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return (x->records < y->records) - (x->records > y->records); /* most records first */
+}
+
+/* Ticks of the TSC are turned into ns with the first and the last
+ * calibration pair; a journal that has only the first (killed within its
+ * first flush interval) is calibrated against this machine now. */
+static void calibrate(tr_journal_data *jd)
+{
+    if (!jd->tsc) {
+        jd->ns_per_tick = 1;
+        return;
+    }
+    if (jd->tick1 > jd->tick0 && jd->ns1 > jd->ns0) {
+        jd->ns_per_tick = (long double)(jd->ns1 - jd->ns0) / (long double)(jd->tick1 - jd->tick0);
+        return;
+    }
+#if defined(__x86_64__)
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __builtin_ia32_rdtsc();
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) < 20000000);
+    uint64_t t1 = __builtin_ia32_rdtsc();
+    jd->ns_per_tick = (long double)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec)) /
+                      (long double)(t1 - t0);
+#else
+    jd->ns_per_tick = 1;
+#endif
+}
+
+uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks)
+{
+    if (!jd->tsc)
+        return ticks;
+    long double d = ((long double)ticks - (long double)jd->tick0) * jd->ns_per_tick;
+    long double ns = (long double)jd->ns0 + d;
+    return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen)
+{
+    memset(jd, 0, sizeof *jd);
+    load_ctx ctx = {.jd = jd};
+    if (tr_journal_scan(path, visit, &ctx, &jd->stats)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (ctx.oom) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
+        for (size_t i = 0; i < ctx.npieces; i++)
+            free(ctx.pieces[i].rec);
+        free(ctx.pieces);
+        return -1;
+    }
+    if (!jd->ns0 && !jd->tick0 && !ctx.npieces) {
+        snprintf(err, errlen, "%s holds no tracer journal frame", path);
+        free(ctx.pieces);
+        return -1;
+    }
+    calibrate(jd);
+    if (ctx.npieces)
+        qsort(ctx.pieces, ctx.npieces, sizeof *ctx.pieces, by_location_seq);
+    /* One stream per location: drop duplicate seqs (the first kept has the
+     * most records), concatenate in seq order. */
+    size_t nloc = 0;
+    for (size_t i = 0; i < ctx.npieces; i++)
+        nloc += i == 0 || ctx.pieces[i].location != ctx.pieces[i - 1].location;
+    jd->data.streams = calloc(nloc ? nloc : 1, sizeof *jd->data.streams);
+    int rc = jd->data.streams ? 0 : -1;
+    uint64_t last_ns = 0;
+    for (size_t i = 0; !rc && i < ctx.npieces;) {
+        size_t j = i, total = 0;
+        for (; j < ctx.npieces && ctx.pieces[j].location == ctx.pieces[i].location; j++)
+            if (j == i || ctx.pieces[j].seq != ctx.pieces[j - 1].seq)
+                total += ctx.pieces[j].records;
+        tr_record *rec = malloc(total * sizeof *rec);
+        if (!rec) {
+            rc = -1;
+            break;
+        }
+        size_t at = 0;
+        for (size_t k = i; k < j; k++) {
+            if (k != i && ctx.pieces[k].seq == ctx.pieces[k - 1].seq)
+                continue;
+            memcpy(rec + at, ctx.pieces[k].rec, ctx.pieces[k].records * sizeof *rec);
+            at += ctx.pieces[k].records;
+        }
+        for (size_t k = 0; k < at; k++) {
+            rec[k].time = tr_journal_ticks_to_ns(jd, rec[k].time);
+            if (rec[k].time > last_ns)
+                last_ns = rec[k].time;
+            if (rec[k].type == TR_REC_LOSS) {
+                rec[k].u[1] = tr_journal_ticks_to_ns(jd, rec[k].u[1]);
+                rec[k].u[2] = tr_journal_ticks_to_ns(jd, rec[k].u[2]);
+            }
+        }
+        jd->data.streams[jd->data.nstreams++] =
+            (tr_stream){ctx.pieces[i].location, (pid_t)ctx.pieces[i].tid, rec, at};
+        jd->data.records += at;
+        i = j;
+    }
+    for (size_t i = 0; i < ctx.npieces; i++)
+        free(ctx.pieces[i].rec);
+    free(ctx.pieces);
+    if (rc) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
+        return -1;
+    }
+    for (uint32_t i = 0; i < jd->nlosses; i++) {
+        jd->losses[i].first = tr_journal_ticks_to_ns(jd, jd->losses[i].first);
+        jd->losses[i].last = tr_journal_ticks_to_ns(jd, jd->losses[i].last);
+    }
+    jd->end_ns = jd->ended ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
+    if (jd->end_ns < last_ns)
+        jd->end_ns = last_ns;
+    return 0;
+}
+
+void tr_journal_data_free(tr_journal_data *jd)
+{
+    tr_collected_free(&jd->data);
+    free(jd->hostname);
+    free(jd->cmdline);
+    for (uint32_t i = 0; i < jd->nconfig; i++)
+        free(jd->config[i]);
+    free(jd->config);
+    for (uint32_t i = 0; i < jd->nstrings; i++)
+        free(jd->strings[i]);
+    free(jd->strings);
+    free(jd->symbols);
+    free(jd->losses);
+    tr_u64map_free(&jd->user_names);
+    tr_u64map_free(&jd->texts);
+    tr_u64map_free(&jd->symbol_index);
+    memset(jd, 0, sizeof *jd);
+}
+
+const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr)
+{
+    uint64_t i;
+    if (!codeptr || !tr_u64map_get(&jd->symbol_index, codeptr, &i))
+        return 0;
+    return &jd->symbols[i];
+}
+
+const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id)
+{
+    uint64_t i;
+    return id && tr_u64map_get(&jd->user_names, id, &i) ? jd->strings[i] : 0;
+}
+
+const char *tr_journal_text(const tr_journal_data *jd, uint64_t id)
+{
+    uint64_t i;
+    return id && tr_u64map_get(&jd->texts, id, &i) ? jd->strings[i] : 0;
+}

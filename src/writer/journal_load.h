@@ -1,0 +1,63 @@
+/* journal_load.h - everything the OTF2 writer needs, read from a journal.
+ *
+ * The writer never looks at the live process: records, names, symbols,
+ * clock calibration and configuration all come from here, so the end of a
+ * run and `tracer recover` of a crashed one take the same path to OTF2. */
+#ifndef TR_WRITER_JOURNAL_LOAD_H
+#define TR_WRITER_JOURNAL_LOAD_H
+
+#include <stdint.h>
+
+#include "journal/journal_format.h"
+#include "journal/journal_read.h"
+#include "writer/collect.h"
+#include "writer/u64map.h"
+
+typedef struct tr_jsymbol {
+    uint64_t codeptr;
+    int line, kernel_line;
+    const char *function, *file, *kernel; /* NULL when unknown */
+} tr_jsymbol;
+
+typedef struct tr_jloss {
+    uint32_t location;
+    uint64_t count, first, last; /* ticks until converted, then ns */
+} tr_jloss;
+
+typedef struct tr_journal_data {
+    tr_collected data;     /* streams by location, times in ns */
+    uint64_t pid;
+    char *hostname;
+    char *cmdline;         /* NUL-separated */
+    uint64_t cmdline_len;
+    char **config;         /* "NAME=raw (source)" */
+    uint32_t nconfig;
+    int64_t realtime_offset;
+    int tsc;
+    uint64_t tick0, ns0, tick1, ns1; /* calibration pairs */
+    long double ns_per_tick;
+    char **strings;        /* owned texts */
+    uint32_t nstrings, capstrings;
+    tr_u64map user_names;  /* region id -> string index */
+    tr_u64map texts;       /* text id -> string index */
+    tr_jsymbol *symbols;
+    uint32_t nsymbols, capsymbols;
+    tr_u64map symbol_index; /* codeptr -> symbols index */
+    int ended, crashed, crash_signal;
+    tr_journal_end end;
+    uint64_t end_ns;       /* the run's end (or last event) in ns */
+    tr_jloss *losses;      /* pending at the end (drop mode) */
+    uint32_t nlosses;
+    tr_journal_stats stats;
+} tr_journal_data;
+
+/* Reads @path. Returns 0, or -1 with a reason in @err. */
+int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen);
+void tr_journal_data_free(tr_journal_data *jd);
+
+uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks);
+const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr);
+const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id);
+const char *tr_journal_text(const tr_journal_data *jd, uint64_t id);
+
+#endif
