@@ -74,4 +74,8 @@ void cmd_info_usage(FILE *fp);
 int cmd_run(int argc, char **argv);
 void cmd_run_usage(FILE *fp);
 
+/* tracer recover DIR (cmd_recover.c). */
+int cmd_recover(int argc, char **argv);
+void cmd_recover_usage(FILE *fp);
+
 #endif

@@ -23,6 +23,8 @@ static const struct tr_command tr_commands[] = {
       cmd_info, cmd_info_usage },
     { "run", "run a command with libtracer.so preloaded, TRACER_* set from options",
       cmd_run, cmd_run_usage },
+    { "recover", "write the OTF2 trace of a crashed or killed run from its journal",
+      cmd_recover, cmd_recover_usage },
 };
 
 #define TR_N_COMMANDS (sizeof tr_commands / sizeof tr_commands[0])
