@@ -52,6 +52,8 @@ struct tr_summary {
      * TRACER::FILTERED::SMALL_TRANSFERS_* properties (0 when absent). */
     struct tr_count_bytes small_to_device;
     struct tr_count_bytes small_from_device;
+    /* TRACER::RUN::END: "normal end", "crashed (signal N)", ... ("" when absent). */
+    char run_end[128];
 };
 
 /* Canonical region name of a target kind ("target enter data nowait"). */

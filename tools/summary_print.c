@@ -103,6 +103,8 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s)
             (unsigned long long)s->allocations.count,
             (unsigned long long)s->allocations.bytes, (unsigned long long)s->deletes);
     fprintf(fp, "incomplete operations: %llu\n", (unsigned long long)s->incomplete);
+    if (s->run_end[0] && strcmp(s->run_end, "normal end"))
+        fprintf(fp, "run: %s (trace recovered from its journal)\n", s->run_end);
     if (s->small_to_device.count || s->small_from_device.count)
         fprintf(fp,
                 "transfers below TRACER_MIN_BYTES (totals only): to device %llu, %llu bytes; "

@@ -566,6 +566,13 @@ static void tr_read_small_transfers(OTF2_Reader *rd, struct tr_summary *out)
     char **have = NULL;
     if (OTF2_Reader_GetPropertyNames(rd, &n, &have) != OTF2_SUCCESS)
         return;
+    for (uint32_t i = 0; have && i < n; i++) {
+        char *end = NULL;
+        if (strcmp(have[i], "TRACER::RUN::END") == 0 && OTF2_Reader_GetProperty(rd, have[i], &end) == OTF2_SUCCESS &&
+            end)
+            snprintf(out->run_end, sizeof out->run_end, "%s", end);
+        free(end);
+    }
     for (uint32_t i = 0; have && i < n; i++)
         for (int d = 0; d < 2; d++) {
             char *value = NULL;

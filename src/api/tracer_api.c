@@ -50,6 +50,7 @@ __attribute__((visibility("default"))) tracer_region_t tracer_region_register(co
         goto out;
     names[names_count++] = copy;
     id = names_count;
+    tr_session_note_user_region(id, copy);
 out:
     /* TRACER_REGIONS is decided here, once per name: a filtered region gets
      * a handle marked off, which the hot path tests with one branch. */
@@ -74,11 +75,12 @@ static inline int record(uint8_t type, uint8_t phase, tracer_region_t region, ui
 {
     if (__builtin_expect(region - 1 >= TR_REGION_OFF - 1, 0))
         return region ? 0 : -1; /* 0: never valid; off: filtered by TRACER_REGIONS */
-    uint64_t t = tr_clock_ticks();
+    /* Reserve first: with tracing off the call then costs a branch, not a
+     * clock read. */
     tr_record *r = tr_buf_reserve();
     if (!r)
         return tr_lifecycle_active() ? -1 : 0; /* -1: lost in a traced run; 0: tracing is off */
-    r->time = t;
+    r->time = tr_clock_ticks();
     r->type = type;
     r->phase = phase;
     r->sub = 0;

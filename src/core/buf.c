@@ -16,6 +16,7 @@
 _Static_assert(sizeof(tr_chunk) == TR_CHUNK_BYTES, "chunk is exactly TR_CHUNK_BYTES");
 
 int tr_buf_recording;
+int tr_buf_ever_recorded;
 __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
 void (*tr_buf_wake_consumer)(void);
 
@@ -52,6 +53,7 @@ int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop)
     if (quota < 2)
         quota = 2;
     drop_mode = drop;
+    tr_buf_ever_recorded = 1;
     return 0;
 }
 
@@ -132,12 +134,15 @@ static tr_chunk *take_chunk(tr_tbuf *b)
 }
 
 /* Drop mode: the first record of the next chunk says what was lost, where
- * (this thread) and when (first and last dropped event). */
+ * (this thread) and when (first and last dropped event). It is stamped with
+ * the last dropped event's time, not now: the record this slow path is
+ * reserving for was stamped before the call, and must not come earlier than
+ * the loss record in front of it (OTF2 refuses a timestamp that goes back). */
 static uint32_t write_loss(tr_tbuf *b, tr_chunk *c)
 {
     if (!b->lost)
         return 0;
-    c->rec[0] = (tr_record){.time = tr_clock_ticks(), .type = TR_REC_LOSS, .phase = TR_PHASE_POINT,
+    c->rec[0] = (tr_record){.time = b->lost_last, .type = TR_REC_LOSS, .phase = TR_PHASE_POINT,
                             .u = {b->lost, b->lost_first, b->lost_last}};
     b->lost = 0;
     return 1;
@@ -214,9 +219,17 @@ void tr_buf_count_small(int from_device, uint64_t bytes)
     b->small_bytes[from_device != 0] += bytes;
 }
 
+/* Only a run that traced counts what came too late; before that, or with
+ * tracing off, a refused event costs a branch, not a shared atomic. */
 void tr_buf_count_refused(void)
 {
-    __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
+    if (!tr_buf_ever_recorded)
+        return;
+    tr_tbuf *b = tr_buf_tls;
+    if (b)
+        b->dropped++;
+    else
+        __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
 }
 
 void tr_buf_stop(void)
@@ -256,6 +269,10 @@ uint64_t tr_buf_pool_bytes_used(void)
 void tr_buf_reset_after_fork(void)
 {
     tr_buf_recording = 0;
+    /* The child records nothing: what it refuses is not "late" events of a
+     * trace (the end-of-run line would claim so), so it is not counted. */
+    tr_buf_ever_recorded = 0;
+    refused = 0;
     full_stack = 0;
     registry = 0;
     thread_count = 0;

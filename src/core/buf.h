@@ -70,6 +70,8 @@ struct __attribute__((aligned(64))) tr_tbuf {
 
 /* Nonzero while records are accepted (between activation and the end). */
 extern int tr_buf_recording;
+/* Nonzero once tracing started in this process. */
+extern int tr_buf_ever_recorded;
 
 extern __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
 

@@ -165,10 +165,26 @@ static void write_chunk(tr_chunk *c, uint32_t n)
     c->flushed = n;
 }
 
+/* The full stack comes newest first; the journal gets each thread's chunks
+ * in seq order, so a journal cut short (a kill during a write, a full disk)
+ * loses the newest events of a thread, never older ones before newer. */
+static tr_chunk *oldest_first(tr_chunk *list)
+{
+    tr_chunk *out = 0;
+    unsigned guard = 0;
+    while (list && guard++ < 1u << 21) {
+        tr_chunk *next = list->next_full;
+        list->next_full = out;
+        out = list;
+        list = next;
+    }
+    return out;
+}
+
 static void drain_full(void)
 {
     for (;;) {
-        tr_chunk *list = tr_buf_take_full();
+        tr_chunk *list = oldest_first(tr_buf_take_full());
         if (!list)
             return;
         __atomic_store_n(&batch, list, __ATOMIC_RELEASE);
@@ -298,12 +314,14 @@ void tr_consumer_crash_flush(int fd, int sig)
     if (fd < 0)
         return;
     tr_buf_stop();
+    /* Oldest first: what the consumer was writing, then the full chunks it
+     * had not taken yet, then the current ones. */
     unsigned guard = 0;
-    for (tr_chunk *c = tr_buf_take_full(); c && guard < 1u << 20; c = c->next_full, guard++)
-        crash_write(fd, c);
-    for (tr_chunk *c = __atomic_load_n(&batch, __ATOMIC_ACQUIRE); c && guard < 1u << 21; c = c->next_full, guard++)
+    for (tr_chunk *c = __atomic_load_n(&batch, __ATOMIC_ACQUIRE); c && guard < 1u << 20; c = c->next_full, guard++)
         if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TR_CHUNK_TAKEN)
             crash_write(fd, c);
+    for (tr_chunk *c = oldest_first(tr_buf_take_full()); c && guard < 1u << 21; c = c->next_full, guard++)
+        crash_write(fd, c);
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
         if (c)

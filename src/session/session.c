@@ -29,11 +29,12 @@ static void after_fork_child(void)
 {
     /* The child records nothing and never touches the parent's files. */
     tr_crash_forget_journal();
-    if (journal_fd >= 0)
-        close(journal_fd);
+    int fd = __atomic_exchange_n(&journal_fd, -1, __ATOMIC_ACQ_REL);
+    if (fd >= 0)
+        close(fd);
     if (dir_fd >= 0)
         close(dir_fd);
-    journal_fd = dir_fd = -1;
+    dir_fd = -1;
 }
 
 static int write_start(void)
@@ -144,9 +145,10 @@ static void session_end(uint64_t end_ticks)
     tr_clock_calibrate_end(); /* first, so the consumer's last clock pair spans it */
     tr_consumer_stop();
     write_end(end_ticks);
-    close(journal_fd);
-    journal_fd = -1;
+    /* Unpublish before closing: a late name must not go to a reused fd. */
+    int fd = __atomic_exchange_n(&journal_fd, -1, __ATOMIC_ACQ_REL);
     tr_crash_forget_journal();
+    close(fd);
 
     /* Through the descriptor opened (O_NOFOLLOW) at the start, so a path
      * swapped for a link since cannot redirect the archive; without /proc
@@ -185,3 +187,30 @@ static void session_end(uint64_t end_ticks)
 }
 
 void tr_session_install(void) { tr_lifecycle_set_hooks(session_start, session_end); }
+
+static void note_string(uint32_t kind, uint32_t id, const uint64_t *id64, const char *text)
+{
+    int fd = __atomic_load_n(&journal_fd, __ATOMIC_ACQUIRE);
+    if (fd < 0 || !text)
+        return;
+    char buf[4200];
+    uint32_t head[2] = {kind, id};
+    size_t n = 8, len = strnlen(text, 4000);
+    memcpy(buf, head, 8);
+    if (id64) {
+        memcpy(buf + 8, id64, 8);
+        n = 16;
+    }
+    memcpy(buf + n, text, len);
+    buf[n + len] = 0;
+    tr_frame_header h = {0};
+    h.raw_bytes = n + len + 1;
+    tr_journal_append(fd, &h, TR_FRAME_STRING, buf, n + len + 1);
+}
+
+void tr_session_note_user_region(uint32_t id, const char *name)
+{
+    note_string(TR_STRING_USER_REGION, id & 0x7fffffffu, 0, name);
+}
+
+void tr_session_note_text(uint64_t id, const char *text) { note_string(TR_STRING_TEXT, 0, &id, text); }

@@ -3,7 +3,16 @@
 #ifndef TR_SESSION_H
 #define TR_SESSION_H
 
+#include <stdint.h>
+
 /* Installs the session as the lifecycle's start and end hooks. Idempotent. */
 void tr_session_install(void);
+
+/* Journals a name as soon as it exists, so even a run that crashes before
+ * the consumer writes a single chunk keeps it: a user region's name (@id is
+ * its handle) or a text that records refer to by @id (device strings). Cheap
+ * enough for the rare paths that create names; no-ops without a journal. */
+void tr_session_note_user_region(uint32_t id, const char *name);
+void tr_session_note_text(uint64_t id, const char *text);
 
 #endif

@@ -223,6 +223,9 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
         jd->crashed = 1;
         if (bytes >= 4)
             memcpy(&jd->crash_signal, p, 4);
+        /* The run ended at the crash: what was still open lasts until then. */
+        if (bytes >= 16 && !jd->ended)
+            memcpy(&jd->end.end_tick, p + 8, 8);
         break;
     default:
         break;
@@ -325,14 +328,28 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
             memcpy(rec + at, ctx.pieces[k].rec, ctx.pieces[k].records * sizeof *rec);
             at += ctx.pieces[k].records;
         }
+        /* A location's stamps must not go back: OTF2 refuses such an event
+         * (and the writer would lose it), so a stamp earlier than the one
+         * before it (a loss record of an older journal stamped after the
+         * event behind it) is raised to it. */
+        uint64_t prev = 0;
         for (size_t k = 0; k < at; k++) {
             rec[k].time = tr_journal_ticks_to_ns(jd, rec[k].time);
-            if (rec[k].time > last_ns)
-                last_ns = rec[k].time;
             if (rec[k].type == TR_REC_LOSS) {
                 rec[k].u[1] = tr_journal_ticks_to_ns(jd, rec[k].u[1]);
                 rec[k].u[2] = tr_journal_ticks_to_ns(jd, rec[k].u[2]);
+                if (rec[k].u[1] < prev)
+                    rec[k].u[1] = prev;
+                if (rec[k].u[2] < rec[k].u[1])
+                    rec[k].u[2] = rec[k].u[1];
+                if (rec[k].time < rec[k].u[1])
+                    rec[k].time = rec[k].u[1];
             }
+            if (rec[k].time < prev)
+                rec[k].time = prev;
+            prev = rec[k].time;
+            if (rec[k].time > last_ns)
+                last_ns = rec[k].time;
         }
         jd->data.streams[jd->data.nstreams++] =
             (tr_stream){ctx.pieces[i].location, (pid_t)ctx.pieces[i].tid, rec, at};
@@ -347,10 +364,19 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         return -1;
     }
     for (uint32_t i = 0; i < jd->nlosses; i++) {
-        jd->losses[i].first = tr_journal_ticks_to_ns(jd, jd->losses[i].first);
-        jd->losses[i].last = tr_journal_ticks_to_ns(jd, jd->losses[i].last);
+        tr_jloss *l = &jd->losses[i];
+        l->first = tr_journal_ticks_to_ns(jd, l->first);
+        l->last = tr_journal_ticks_to_ns(jd, l->last);
+        /* Written after the location's last event: not before it either. */
+        for (size_t s = 0; s < jd->data.nstreams; s++) {
+            const tr_stream *st = &jd->data.streams[s];
+            if (st->index == l->location && st->n && l->first < st->rec[st->n - 1].time)
+                l->first = st->rec[st->n - 1].time;
+        }
+        if (l->last < l->first)
+            l->last = l->first;
     }
-    jd->end_ns = jd->ended ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
+    jd->end_ns = jd->ended || jd->end.end_tick ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
     if (jd->end_ns < last_ns)
         jd->end_ns = last_ns;
     return 0;

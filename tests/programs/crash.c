@@ -1,0 +1,88 @@
+/* Ground truth for test_crash.py: N marks "step" with values 0..N-1 on the
+ * main thread, then an ending chosen by argv[1]:
+ *   segv     write through a null pointer (SIGSEGV)
+ *   abort    abort() (SIGABRT)
+ *   _exit    sleep SLEEP_MS, then _exit(5)
+ *   kill     sleep SLEEP_MS, then kill(getpid(), SIGKILL)
+ *   return   main returns 0
+ *   region   tracer_region_begin("open") without an end, one more mark
+ *            (value N), then SIGSEGV
+ *   own      installs its own SIGSEGV handler BEFORE tracing starts (it
+ *            prints "own handler" and _exit(3)s), then marks, then SIGSEGV
+ * usage: crash MODE N [SLEEP_MS]
+ * Prints nothing else (the "own handler" line only in mode own). */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+static void own_handler(int sig)
+{
+    (void)sig;
+    static const char msg[] = "own handler\n";
+    ssize_t r = write(1, msg, sizeof msg - 1);
+    (void)r;
+    _exit(3);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* A store into a PROT_NONE page: SIGSEGV (SEGV_ACCERR) without undefined
+ * behaviour for UBSan to report first. */
+static void segv(void)
+{
+    void *page = mmap(0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    volatile int *volatile p = page == MAP_FAILED ? 0 : (int *)page;
+    *p = 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    const char *mode = argv[1];
+    long n = atol(argv[2]);
+    long sleep = argc > 3 ? atol(argv[3]) : 0;
+    if (!strcmp(mode, "own")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own_handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, 0);
+    }
+    tracer_region_t m = tracer_region_register("step"); /* tracing starts here */
+    for (long i = 0; i < n; i++)
+        tracer_mark(m, (uint64_t)i);
+    if (!strcmp(mode, "segv") || !strcmp(mode, "own"))
+        segv();
+    if (!strcmp(mode, "abort"))
+        abort();
+    if (!strcmp(mode, "_exit")) {
+        sleep_ms(sleep);
+        _exit(5);
+    }
+    if (!strcmp(mode, "kill")) {
+        sleep_ms(sleep);
+        kill(getpid(), SIGKILL);
+        sleep_ms(10000);
+        return 4;
+    }
+    if (!strcmp(mode, "region")) {
+        tracer_region_t open = tracer_region_register("open");
+        tracer_region_begin(open);
+        tracer_mark(m, (uint64_t)n);
+        segv();
+    }
+    if (!strcmp(mode, "return"))
+        return 0;
+    return 2;
+}
