@@ -79,7 +79,9 @@ int cmd_recover(int argc, char **argv)
         fprintf(stderr, "tracer: recover: %s\n", r.error);
         return 1;
     }
-    if (r.skipped_bytes || r.truncated)
+    if (r.warning[0])
+        fprintf(stderr, "tracer: recover: %s\n", r.warning);
+    else if (r.skipped_bytes || r.truncated)
         fprintf(stderr, "tracer: recover: skipped %llu damaged bytes (%llu damaged places%s); every intact frame "
                         "was used\n",
                 (unsigned long long)r.skipped_bytes, (unsigned long long)r.bad_frames,

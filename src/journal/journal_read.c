@@ -22,7 +22,19 @@ static int header_ok(const tr_frame_header *h, uint64_t room)
     return h->payload_bytes <= room;
 }
 
+static int scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st, int stored_chunks);
+
 int tr_journal_scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st)
+{
+    return scan(path, visit, ctx, st, 0);
+}
+
+int tr_journal_scan_stored(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st)
+{
+    return scan(path, visit, ctx, st, 1);
+}
+
+static int scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st, int stored_chunks)
 {
     memset(st, 0, sizeof *st);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -63,7 +75,9 @@ int tr_journal_scan(const char *path, tr_journal_visit visit, void *ctx, tr_jour
             valid = 0;
         const void *data = payload;
         uint64_t bytes = h.payload_bytes;
-        if (valid && h.flags == TR_FRAME_ZSTD) {
+        if (valid && h.flags == TR_FRAME_ZSTD && stored_chunks && h.type == TR_FRAME_CHUNK) {
+            valid = h.raw_bytes == (uint64_t)h.records * sizeof(tr_record);
+        } else if (valid && h.flags == TR_FRAME_ZSTD) {
             size_t n = ZSTD_decompress(raw, TR_FRAME_MAX_PAYLOAD, payload, h.payload_bytes);
             valid = !ZSTD_isError(n) && n == h.raw_bytes;
             data = raw;
@@ -71,7 +85,8 @@ int tr_journal_scan(const char *path, tr_journal_visit visit, void *ctx, tr_jour
         } else if (valid && h.flags != TR_FRAME_RAW) {
             valid = 0;
         }
-        if (valid && h.type == TR_FRAME_CHUNK && bytes != (uint64_t)h.records * sizeof(tr_record))
+        if (valid && h.type == TR_FRAME_CHUNK && !(stored_chunks && h.flags == TR_FRAME_ZSTD) &&
+            bytes != (uint64_t)h.records * sizeof(tr_record))
             valid = 0;
         if (!valid) {
             /* A header that is intact but whose payload is cut off at the end

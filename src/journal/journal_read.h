@@ -28,4 +28,9 @@ typedef int (*tr_journal_visit)(void *ctx, const tr_frame_header *h, const void 
 /* Returns 0, or -1 when the file cannot be opened or read (errno set). */
 int tr_journal_scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *stats);
 
+/* As tr_journal_scan, but CHUNK payloads reach @visit as stored (zstd when
+ * h->flags says so, checked by CRC only): a reader that decompresses them
+ * later need not hold every record twice. */
+int tr_journal_scan_stored(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *stats);
+
 #endif

@@ -171,7 +171,9 @@ static void session_end(uint64_t end_ticks)
                    TR_JOURNAL_NAME, dir_path);
         }
     } else {
-        if (!tr_cfg.keep_journal)
+        if (r.warning[0])
+            tr_log("writer: %s; the journal %s/%s is kept", r.warning, dir_path, TR_JOURNAL_NAME);
+        else if (!tr_cfg.keep_journal)
             unlinkat(dir_fd, TR_JOURNAL_NAME, 0);
         if (tr_cfg.verbose)
             tr_log("trace written to %s/traces.otf2 (%llu events, %llu host threads, %llu devices%s)", dir_path,

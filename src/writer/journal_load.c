@@ -6,14 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zstd.h>
 
 #include "core/record.h"
 
+/* A chunk as stored (often zstd): decompressed only when it joins its
+ * stream, so the records are held once, not twice. */
 typedef struct piece {
     uint32_t location, tid;
     uint64_t seq;
     uint32_t records;
-    tr_record *rec;
+    uint32_t zstd;
+    uint64_t bytes;
+    void *data;
 } piece;
 
 typedef struct load_ctx {
@@ -179,13 +184,14 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
             ctx->oom = 1;
             return 1;
         }
-        tr_record *rec = malloc(bytes);
-        if (!rec) {
+        void *copy = malloc(bytes);
+        if (!copy) {
             ctx->oom = 1;
             return 1;
         }
-        memcpy(rec, p, bytes);
-        ctx->pieces[ctx->npieces++] = (piece){h->location, h->tid, h->seq, h->records, rec};
+        memcpy(copy, p, bytes);
+        ctx->pieces[ctx->npieces++] =
+            (piece){h->location, h->tid, h->seq, h->records, h->flags == TR_FRAME_ZSTD, bytes, copy};
         break;
     }
     case TR_FRAME_STRING: {
@@ -284,14 +290,14 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
 {
     memset(jd, 0, sizeof *jd);
     load_ctx ctx = {.jd = jd};
-    if (tr_journal_scan(path, visit, &ctx, &jd->stats)) {
+    if (tr_journal_scan_stored(path, visit, &ctx, &jd->stats)) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
     if (ctx.oom) {
         snprintf(err, errlen, "out of memory while reading %s", path);
         for (size_t i = 0; i < ctx.npieces; i++)
-            free(ctx.pieces[i].rec);
+            free(ctx.pieces[i].data);
         free(ctx.pieces);
         return -1;
     }
@@ -323,10 +329,28 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         }
         size_t at = 0;
         for (size_t k = i; k < j; k++) {
-            if (k != i && ctx.pieces[k].seq == ctx.pieces[k - 1].seq)
+            piece *pc = &ctx.pieces[k];
+            if (k != i && pc->seq == ctx.pieces[k - 1].seq) {
+                free(pc->data);
+                pc->data = 0;
                 continue;
-            memcpy(rec + at, ctx.pieces[k].rec, ctx.pieces[k].records * sizeof *rec);
-            at += ctx.pieces[k].records;
+            }
+            size_t want = pc->records * sizeof *rec;
+            if (pc->zstd) {
+                size_t n = ZSTD_decompress(rec + at, want, pc->data, pc->bytes);
+                if (ZSTD_isError(n) || n != want) {
+                    jd->stats.bad_frames++; /* CRC-valid but not a chunk: skip it */
+                    jd->stats.skipped_bytes += pc->bytes;
+                    free(pc->data);
+                    pc->data = 0;
+                    continue;
+                }
+            } else {
+                memcpy(rec + at, pc->data, want);
+            }
+            free(pc->data); /* as soon as it is in the stream */
+            pc->data = 0;
+            at += pc->records;
         }
         /* A location's stamps must not go back: OTF2 refuses such an event
          * (and the writer would lose it), so a stamp earlier than the one
@@ -357,7 +381,7 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         i = j;
     }
     for (size_t i = 0; i < ctx.npieces; i++)
-        free(ctx.pieces[i].rec);
+        free(ctx.pieces[i].data);
     free(ctx.pieces);
     if (rc) {
         snprintf(err, errlen, "out of memory while reading %s", path);

@@ -110,7 +110,11 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
         case EV_POINT:
             item_attributes(w, al, d, it);
             OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
-            OTF2_EvtWriter_Leave(ew, 0, ev[i].time, it->region);
+            /* A kernel that began at the very end of a killed run is zero
+             * length, and still one whose end never came. */
+            if (it->incomplete)
+                tr_defs_attr(al, TR_ATTR_INCOMPLETE, 1);
+            OTF2_EvtWriter_Leave(ew, al, ev[i].time, it->region);
             break;
         case EV_METRIC: {
             OTF2_Type type = OTF2_TYPE_UINT64;

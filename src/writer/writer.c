@@ -173,6 +173,9 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
         if (write_archive(&w, archive_dir, &r->events)) {
             snprintf(r->error, sizeof r->error, "OTF2 failed: %s", otf2_error[0] ? otf2_error : "unknown error");
             rc = -1;
+        } else if (otf2_error[0]) {
+            /* The event calls' errors surface here: never drop one silently. */
+            snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
         }
         OTF2_Error_RegisterCallback(old, 0);
     }

@@ -11,6 +11,7 @@ typedef struct tr_convert_report {
     uint64_t skipped_bytes, bad_frames;
     int truncated, ended, crashed, crash_signal;
     char error[512]; /* set when the conversion failed */
+    char warning[512]; /* set when OTF2 refused something but the archive was written */
 } tr_convert_report;
 
 /* Writes @archive_dir/traces.otf2 from the journal at @journal. @archive_dir
