@@ -14,7 +14,9 @@ enum tr_rec_type {
     TR_REC_TARGET,        /* id=target_id sub=ompt_target_t dev=device u0=codeptr_ra */
     TR_REC_DATA_OP,       /* id=host_op_id sub=optype dev=src dev2=dst
                            * begin: u0=target_id u1=src u2=dst u3=bytes
-                           * end:   u0=codeptr   u1=src u2=dst u3=bytes */
+                           * end:   u0=codeptr   u1=src u2=dst u3=bytes
+                           * (8-byte transfer to a device: end u1 = the 8 bytes
+                           * written, the address a link pointer receives) */
     TR_REC_SUBMIT,        /* id=host_op_id dev=device u0=target_id u1=target codeptr aux=teams */
     TR_REC_DEVICE_INIT,   /* dev, u0=(const char *) type, copied */
     TR_REC_DEVICE_FINI,   /* dev */

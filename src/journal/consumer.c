@@ -32,7 +32,7 @@ static tr_chunk *batch;
 static ZSTD_CCtx *cctx;
 static char *zbuf;
 static size_t zcap;
-static tr_u64map done_codeptrs, done_texts, done_users;
+static tr_u64map done_codeptrs, done_texts, done_users, done_addrs, done_vars;
 static tr_symbols *symbols;
 
 static void append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
@@ -115,6 +115,31 @@ static void write_user_name(uint32_t id)
     append(&h, TR_FRAME_STRING, buf, 9 + len);
 }
 
+/* A named global a data operation touched: its name, range and, for a
+ * declare-target-link variable, its reference pointer. Looked up once per
+ * address, here, never on the application's threads. */
+static void write_variable(uint64_t addr)
+{
+    if (!addr || tr_u64map_get(&done_addrs, addr, 0))
+        return;
+    tr_u64map_put(&done_addrs, addr, 1);
+    if (!symbols)
+        symbols = tr_symbols_open();
+    tr_variable v;
+    if (!tr_symbols_variable(symbols, addr, &v) || tr_u64map_get(&done_vars, v.base, 0))
+        return;
+    tr_u64map_put(&done_vars, v.base, 1);
+    char buf[1100];
+    tr_journal_variable jv = {v.base, v.size, v.ref_ptr};
+    size_t len = strnlen(v.name, 1000);
+    memcpy(buf, &jv, sizeof jv);
+    memcpy(buf + sizeof jv, v.name, len);
+    buf[sizeof jv + len] = 0;
+    tr_frame_header h = {0};
+    h.raw_bytes = sizeof jv + len + 1;
+    append(&h, TR_FRAME_VARIABLE, buf, sizeof jv + len + 1);
+}
+
 /* Names and symbols go in before the chunk that needs them, so a journal
  * read after a crash still has them (for every chunk this thread wrote). */
 static void write_references(const tr_record *rec, uint32_t n)
@@ -136,6 +161,11 @@ static void write_references(const tr_record *rec, uint32_t n)
         case TR_REC_USER_REGION:
         case TR_REC_USER_MARK:
             write_user_name((uint32_t)r->id);
+            break;
+        case TR_REC_DATA_OP:
+            /* The host side of the op: where it reads or writes host memory. */
+            if (r->phase != TR_PHASE_END)
+                write_variable(r->sub == 3 || r->sub == 19 ? r->u[2] : r->sub == 4 || r->sub == 20 ? 0 : r->u[1]);
             break;
         default:
             break;

@@ -20,6 +20,8 @@
  *   CLOCK   u64 tick, u64 ns (CLOCK_MONOTONIC): a calibration pair
  *   END     tr_journal_end: the run ended normally
  *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal
+ *   VARIABLE tr_journal_variable, then the name (NUL-terminated): a named
+ *           global that data operations touched
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H
@@ -39,6 +41,7 @@ enum tr_frame_type {
     TR_FRAME_CLOCK = 5,
     TR_FRAME_END = 6,
     TR_FRAME_CRASH = 7,
+    TR_FRAME_VARIABLE = 8,
 };
 
 enum { TR_FRAME_RAW = 0, TR_FRAME_ZSTD = 1 };
@@ -82,6 +85,11 @@ typedef struct tr_journal_symbol {
     int32_t line;        /* of codeptr, 0 unknown */
     int32_t kernel_line; /* from the kernel symbol, 0 unknown */
 } tr_journal_symbol;
+
+typedef struct tr_journal_variable {
+    uint64_t base, size;
+    uint64_t ref_ptr; /* declare target link: host address of <name>_decl_tgt_ref_ptr; 0 otherwise */
+} tr_journal_variable;
 
 typedef struct tr_journal_end {
     uint64_t end_tick;

@@ -1,6 +1,8 @@
+#define _GNU_SOURCE 1 /* dl_iterate_phdr */
 #include "journal/symbols.h"
 
 #include <elfutils/libdw.h>
+#include <link.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -21,10 +23,13 @@ typedef struct module_entries {
     Dwfl_Module *module;
     entry *e;
     size_t n;
+    uint64_t *link_ref_ptrs; /* host addresses of <var>_decl_tgt_ref_ptr */
+    size_t nlinks;
 } module_entries;
 
 struct tr_symbols {
     Dwfl *dwfl;
+    unsigned long long loads_seen;
     module_entries mods[MAX_MODULES];
     int nmods;
 };
@@ -59,6 +64,7 @@ void tr_symbols_close(tr_symbols *s)
             free(s->mods[i].e[j].function);
         }
         free(s->mods[i].e);
+        free(s->mods[i].link_ref_ptrs);
     }
     dwfl_end(s->dwfl);
     free(s);
@@ -193,10 +199,21 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
          * LLVM 20+:   {u64 reserved, u16 version, u16 kind, u32 flags, addr,
          *              name, u64 size, u64 data, aux} (64 bytes). */
         size_t stride = newer ? 64 : 32, addr_off = newer ? 16 : 0, name_off = newer ? 24 : 8;
+        size_t flags_off = newer ? 12 : 24; /* u32 flags; bit 0 = declare target link */
         for (size_t off = 0; off + stride <= sh.sh_size; off += stride) {
             uint64_t addr, name_ptr;
+            uint32_t flags;
             memcpy(&addr, base + off + addr_off, sizeof addr);
             memcpy(&name_ptr, base + off + name_off, sizeof name_ptr);
+            memcpy(&flags, base + off + flags_off, sizeof flags);
+            if (flags & 1) {
+                uint64_t *l = realloc(me->link_ref_ptrs, (me->nlinks + 1) * sizeof *l);
+                if (l) {
+                    me->link_ref_ptrs = l;
+                    l[me->nlinks++] = addr;
+                }
+                continue;
+            }
             add_entry(me, m, addr, name_ptr);
         }
     }
@@ -210,7 +227,7 @@ static module_entries *entries_of(tr_symbols *s, Dwfl_Module *m)
     if (s->nmods == MAX_MODULES)
         return 0;
     module_entries *me = &s->mods[s->nmods++];
-    *me = (module_entries){m, 0, 0};
+    *me = (module_entries){m, 0, 0, 0, 0};
     load_entries(me, m);
     return me;
 }
@@ -306,4 +323,69 @@ int tr_symbols_kernel_line(tr_symbols *s, uint64_t codeptr_ra)
 {
     const entry *e = kernel_entry(s, codeptr_ra);
     return e ? e->line : 0;
+}
+
+/* A library dlopen'ed after the module list was read is not in it: read the
+ * list again (the entry tables are read again on demand). */
+static int count_loads(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    *(unsigned long long *)data = info->dlpi_adds;
+    return 1;
+}
+
+static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr)
+{
+    Dwfl_Module *m = dwfl_addrmodule(s->dwfl, addr);
+    if (m)
+        return m;
+    /* Heap and stack addresses are in no module: re-read the list only when
+     * the loader loaded something since (glibc counts loads). */
+    unsigned long long adds = 0;
+    dl_iterate_phdr(count_loads, &adds);
+    if (adds == s->loads_seen)
+        return 0;
+    s->loads_seen = adds;
+    for (int i = 0; i < s->nmods; i++) {
+        for (size_t j = 0; j < s->mods[i].n; j++) {
+            free(s->mods[i].e[j].name);
+            free(s->mods[i].e[j].function);
+        }
+        free(s->mods[i].e);
+        free(s->mods[i].link_ref_ptrs);
+    }
+    s->nmods = 0;
+    dwfl_report_begin(s->dwfl);
+    if (dwfl_linux_proc_report(s->dwfl, getpid()) == 0)
+        dwfl_report_end(s->dwfl, 0, 0);
+    return dwfl_addrmodule(s->dwfl, addr);
+}
+
+int tr_symbols_variable(tr_symbols *s, uint64_t addr, tr_variable *out)
+{
+    if (!s || !addr)
+        return 0;
+    Dwfl_Module *m = module_of(s, addr);
+    if (!m)
+        return 0;
+    GElf_Off offset;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(m, addr, &offset, &sym, 0, 0, 0);
+    if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || offset >= sym.st_size)
+        return 0;
+    out->name = name;
+    out->base = addr - offset;
+    out->size = sym.st_size;
+    out->ref_ptr = 0;
+    /* A link variable's reference pointer holds its host address. */
+    module_entries *me = entries_of(s, m);
+    for (size_t i = 0; me && i < me->nlinks; i++) {
+        uint64_t held;
+        memcpy(&held, (const void *)(uintptr_t)me->link_ref_ptrs[i], sizeof held);
+        if (held == out->base) {
+            out->ref_ptr = me->link_ref_ptrs[i];
+            break;
+        }
+    }
+    return 1;
 }

@@ -29,4 +29,15 @@ const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra);
 /* Source line encoded in that kernel's symbol (the construct's line), or 0. */
 int tr_symbols_kernel_line(tr_symbols *s, uint64_t codeptr_ra);
 
+typedef struct tr_variable {
+    const char *name; /* owned by tr_symbols */
+    uint64_t base, size;
+    uint64_t ref_ptr; /* declare target link: host address of its reference pointer; 0 otherwise */
+} tr_variable;
+
+/* The named global (an ELF object symbol) that holds host address @addr;
+ * returns 1 and fills @out, or 0. Libraries loaded since the last call are
+ * found too. */
+int tr_symbols_variable(tr_symbols *s, uint64_t addr, tr_variable *out);
+
 #endif

@@ -179,6 +179,12 @@ static inline void record_data_op(uint8_t phase, uint64_t target_id, uint64_t op
      * pair carries every argument within one fixed-size record each. */
     r->u[0] = phase == TR_PHASE_END ? (uintptr_t)codeptr_ra : target_id;
     r->u[1] = (uintptr_t)src_addr;
+    /* The value an 8-byte transfer writes is how a declare-target-link
+     * pointer on the device learns its storage; the begin record keeps the
+     * source address, so the end record carries the value. */
+    if (__builtin_expect(bytes == 8, 0) && phase == TR_PHASE_END && src_addr &&
+        (optype == ompt_target_data_transfer_to_device || optype == ompt_target_data_transfer_to_device_async))
+        memcpy(&r->u[1], src_addr, 8);
     r->u[2] = (uintptr_t)dest_addr;
     r->u[3] = bytes;
     tr_buf_commit();

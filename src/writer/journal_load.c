@@ -216,6 +216,20 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
     case TR_FRAME_SYMBOL:
         load_symbol(jd, p, bytes);
         break;
+    case TR_FRAME_VARIABLE: {
+        if (bytes <= sizeof(tr_journal_variable))
+            break;
+        tr_journal_variable v;
+        memcpy(&v, p, sizeof v);
+        size_t cap = jd->capvariables;
+        uint32_t idx;
+        if (!v.size || grow((void **)&jd->variables, &cap, jd->nvariables, sizeof *jd->variables) ||
+            add_string(jd, (const char *)p + sizeof v, bytes - sizeof v, &idx))
+            break;
+        jd->capvariables = (uint32_t)cap;
+        jd->variables[jd->nvariables++] = (tr_jvariable){v.base, v.size, v.ref_ptr, jd->strings[idx]};
+        break;
+    }
     case TR_FRAME_CLOCK:
         if (bytes >= 16) {
             memcpy(&jd->tick1, p, 8);
@@ -237,6 +251,28 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
         break;
     }
     return 0;
+}
+
+static int by_base(const void *a, const void *b)
+{
+    const tr_jvariable *x = a, *y = b;
+    return (x->base > y->base) - (x->base < y->base);
+}
+
+const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr)
+{
+    uint32_t lo = 0, hi = jd->nvariables;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (jd->variables[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return 0;
+    const tr_jvariable *v = &jd->variables[lo - 1];
+    return addr - v->base < v->size ? v : 0;
 }
 
 static int by_location_seq(const void *a, const void *b)
@@ -307,6 +343,8 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         return -1;
     }
     calibrate(jd);
+    if (jd->nvariables)
+        qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_base);
     if (ctx.npieces)
         qsort(ctx.pieces, ctx.npieces, sizeof *ctx.pieces, by_location_seq);
     /* One stream per location: drop duplicate seqs (the first kept has the
@@ -418,6 +456,7 @@ void tr_journal_data_free(tr_journal_data *jd)
         free(jd->strings[i]);
     free(jd->strings);
     free(jd->symbols);
+    free(jd->variables);
     free(jd->losses);
     tr_u64map_free(&jd->user_names);
     tr_u64map_free(&jd->texts);

@@ -19,6 +19,11 @@ typedef struct tr_jsymbol {
     const char *function, *file, *kernel; /* NULL when unknown */
 } tr_jsymbol;
 
+typedef struct tr_jvariable {
+    uint64_t base, size, ref_ptr; /* ref_ptr != 0: declare target link */
+    const char *name;
+} tr_jvariable;
+
 typedef struct tr_jloss {
     uint32_t location;
     uint64_t count, first, last; /* ticks until converted, then ns */
@@ -46,6 +51,8 @@ typedef struct tr_journal_data {
     int ended, crashed, crash_signal;
     tr_journal_end end;
     uint64_t end_ns;       /* the run's end (or last event) in ns */
+    tr_jvariable *variables; /* sorted by base after loading */
+    uint32_t nvariables, capvariables;
     tr_jloss *losses;      /* pending at the end (drop mode) */
     uint32_t nlosses;
     tr_journal_stats stats;
@@ -59,5 +66,7 @@ uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks);
 const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr);
 const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id);
 const char *tr_journal_text(const tr_journal_data *jd, uint64_t id);
+/* The named global holding host address @addr, or NULL. */
+const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr);
 
 #endif

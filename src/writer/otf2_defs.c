@@ -9,7 +9,7 @@
 
 #include "writer/writer_internal.h"
 
-enum { KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK };
+enum { KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK, KEY_LINK };
 
 static uint64_t key(int tag, uint64_t v) { return (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)); }
 
@@ -166,6 +166,15 @@ uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark)
                       0, 0);
 }
 
+uint32_t tr_defs_region_link(tr_writer *w, const char *canonical)
+{
+    const char *desc = !strcmp(canonical, "stale link pointer")
+                           ? "a link variable's device storage is not what its device reference pointer holds"
+                           : "declare target link variable mapped to, or unmapped from, device storage";
+    return region_new(w, key(KEY_LINK, canonical[5] == 'm' ? 1 : canonical[5] == 'u' ? 2 : 3), canonical, canonical,
+                      desc, OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_OPENMP, 0, 0);
+}
+
 static const struct {
     const char *name, *description;
     OTF2_Type type;
@@ -182,16 +191,33 @@ static const struct {
     [TR_ATTR_BYTES] = {"bytes", "bytes of the operation", OTF2_TYPE_UINT64},
     [TR_ATTR_TEAMS] = {"requested_teams", "requested_num_teams of the kernel", OTF2_TYPE_UINT32},
     [TR_ATTR_MODULE_ID] = {"module_id", "device_load module id", OTF2_TYPE_UINT64},
-    [TR_ATTR_HOST_ADDR] = {"host_addr", "device_load host address", OTF2_TYPE_UINT64},
-    [TR_ATTR_DEVICE_ADDR] = {"device_addr", "device_load device address", OTF2_TYPE_UINT64},
+    [TR_ATTR_HOST_ADDR] = {"host_addr", "host address (device_load: the image; link events: the mapped range)",
+                           OTF2_TYPE_UINT64},
+    [TR_ATTR_DEVICE_ADDR] = {"device_addr", "device address (device_load: the image; link events: the storage)",
+                             OTF2_TYPE_UINT64},
     [TR_ATTR_FILE] = {"file", "device_load file name", OTF2_TYPE_STRING},
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
     [TR_ATTR_INCOMPLETE] = {"incomplete", "1: begin seen, end never came; closed by tracer", OTF2_TYPE_UINT8},
     [TR_ATTR_VALUE] = {"value", "tracer_mark() value", OTF2_TYPE_UINT64},
     [TR_ATTR_LOST] = {"lost", "events dropped (TRACER_ON_FULL=drop) in this gap", OTF2_TYPE_UINT64},
+    [TR_ATTR_VARIABLE] = {"variable", "the named global the host address belongs to", OTF2_TYPE_STRING},
+    [TR_ATTR_REF_PTR] = {"ref_ptr", "device address of the link variable's reference pointer (0 unknown)",
+                         OTF2_TYPE_UINT64},
+    [TR_ATTR_REF_PTR_WRITTEN] = {"ref_ptr_written", "1: the runtime wrote the storage into the reference pointer",
+                                 OTF2_TYPE_UINT8},
+    [TR_ATTR_PARTIAL] = {"partial", "1: only part of the variable is mapped", OTF2_TYPE_UINT8},
+    [TR_ATTR_REF_VALUE] = {"ref_value", "what the device reference pointer last received (0 never)",
+                           OTF2_TYPE_UINT64},
 };
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }
+
+void tr_defs_attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s)
+{
+    OTF2_AttributeValue val;
+    val.stringRef = tr_defs_string(w, s);
+    OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, OTF2_TYPE_STRING, val);
+}
 
 void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v)
 {

@@ -77,6 +77,8 @@ static int32_t rma_window(tr_writer *w, int device)
 /* Rank of the device stream in its window's communicator: it is last. */
 static uint32_t rma_remote(tr_writer *w) { return (uint32_t)w->data.nstreams; }
 
+static void link_events_after(host_ctx *c, uint64_t op_id, uint64_t t);
+
 static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
 {
     tr_writer *w = c->w;
@@ -95,6 +97,14 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     attr_u64(c, TR_ATTR_BYTES, bytes);
     if (end && end->u[0])
         attr_u64(c, TR_ATTR_CODEPTR, end->u[0]);
+    /* The host side of the op, named when it is a global variable. */
+    uint64_t host = tr_optype_is_from_device(r->sub) ? r->u[2] : tr_optype_is_delete(r->sub) ? 0 : r->u[1];
+    const tr_jvariable *var = host ? tr_journal_variable_at(w->jd, host) : 0;
+    uint64_t k;
+    if (var)
+        tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, var->name);
+    else if (tr_optype_is_delete(r->sub) && w->links.n && tr_u64map_get(&w->links.by_delete_op, r->id, &k))
+        tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, w->links.maps[k].var->name);
     OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
 
     open_region o = {TR_REC_DATA_OP, r->id, region, -1};
@@ -105,10 +115,51 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     else
         o.rma_win = -1;
 
-    if (r->phase == TR_PHASE_POINT)
+    if (r->phase == TR_PHASE_POINT) {
         leave(c, &o, r->time, 0);
-    else
+        link_events_after(c, r->id, r->time);
+    } else {
         push(c, o);
+    }
+}
+
+static void link_event(host_ctx *c, const tr_link_map *m, const char *what, uint64_t t, int incomplete)
+{
+    tr_writer *w = c->w;
+    uint32_t region = tr_defs_region_link(w, what);
+    tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, m->var->name);
+    tr_defs_attr(c->al, TR_ATTR_HOST_ADDR, m->host);
+    tr_defs_attr(c->al, TR_ATTR_DEVICE_ADDR, m->storage);
+    tr_defs_attr(c->al, TR_ATTR_BYTES, m->bytes);
+    tr_defs_attr(c->al, TR_ATTR_DEVICE, (uint64_t)(int64_t)m->device);
+    tr_defs_attr(c->al, TR_ATTR_REF_PTR, m->ref_ptr);
+    tr_defs_attr(c->al, TR_ATTR_REF_PTR_WRITTEN, m->ref_written);
+    tr_defs_attr(c->al, TR_ATTR_PARTIAL, m->partial);
+    if (incomplete)
+        tr_defs_attr(c->al, TR_ATTR_INCOMPLETE, 1);
+    OTF2_EvtWriter_Enter(c->ew, c->al, t, region);
+    OTF2_EvtWriter_Leave(c->ew, 0, t, region);
+    if (!strcmp(what, "link map") && m->stale) {
+        region = tr_defs_region_link(w, "stale link pointer");
+        tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, m->var->name);
+        tr_defs_attr(c->al, TR_ATTR_DEVICE, (uint64_t)(int64_t)m->device);
+        tr_defs_attr(c->al, TR_ATTR_DEVICE_ADDR, m->storage);
+        tr_defs_attr(c->al, TR_ATTR_REF_VALUE, m->ref_value_before);
+        OTF2_EvtWriter_Enter(c->ew, c->al, t, region);
+        OTF2_EvtWriter_Leave(c->ew, 0, t, region);
+    }
+}
+
+/* Link events follow the alloc or delete that made them, at its end. */
+static void link_events_after(host_ctx *c, uint64_t op_id, uint64_t t)
+{
+    uint64_t k;
+    if (!op_id || !c->w->links.n)
+        return;
+    if (tr_u64map_get(&c->w->links.by_alloc_op, op_id, &k))
+        link_event(c, &c->w->links.maps[k], "link map", t, 0);
+    if (tr_u64map_get(&c->w->links.by_delete_op, op_id, &k))
+        link_event(c, &c->w->links.maps[k], "link unmap", t, 0);
 }
 
 static void write_target(host_ctx *c, const tr_record *r)
@@ -177,6 +228,8 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             if (r->phase == TR_PHASE_END) {
                 if (!close_region(&c, TR_REC_DATA_OP, r->id, r->time))
                     w->stray_ends++;
+                else
+                    link_events_after(&c, r->id, r->time);
             } else {
                 write_data_op(&c, r, r->id && tr_u64map_get(&ends, r->id, &e) ? &st->rec[e] : 0);
             }
@@ -210,6 +263,10 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             break; /* device events and kernels live on device locations */
         }
     }
+    /* Mappings the run never undid end with it, marked. */
+    for (uint32_t k = 0; k < w->links.n; k++)
+        if (!w->links.maps[k].unmap_op && w->links.maps[k].stream == stream)
+            link_event(&c, &w->links.maps[k], "link unmap", w->t_max, 1);
     for (uint32_t i = 0; i < w->jd->nlosses; i++) {
         const tr_jloss *l = &w->jd->losses[i];
         if (l->location != st->index || !l->count)

@@ -134,6 +134,7 @@ static void writer_free(tr_writer *w)
     tr_u64map_free(&w->delete_bytes);
     tr_u64map_free(&w->region_keys);
     tr_strtab_free(&w->strings);
+    tr_link_model_free(&w->links);
     tr_collected_free(&w->data);
 }
 
@@ -162,7 +163,7 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
     if (!w.data.records) {
         snprintf(r->error, sizeof r->error, "the journal holds no events");
         rc = -1;
-    } else if (tr_model_build(&w)) {
+    } else if (tr_model_build(&w) || tr_link_model_build(&w, &w.links)) {
         snprintf(r->error, sizeof r->error, "out of memory while analysing events");
         rc = -1;
     } else {

@@ -9,6 +9,7 @@
 
 #include "writer/collect.h"
 #include "writer/journal_load.h"
+#include "writer/link_model.h"
 #include "writer/strtab.h"
 #include "writer/u64map.h"
 
@@ -32,6 +33,11 @@ enum tr_attr {
     TR_ATTR_INCOMPLETE,
     TR_ATTR_VALUE,
     TR_ATTR_LOST,
+    TR_ATTR_VARIABLE,
+    TR_ATTR_REF_PTR,
+    TR_ATTR_REF_PTR_WRITTEN,
+    TR_ATTR_PARTIAL,
+    TR_ATTR_REF_VALUE,
     TR_ATTR_COUNT
 };
 
@@ -89,6 +95,7 @@ typedef struct tr_writer {
     uint64_t incomplete;
     uint64_t target_maps;
     uint64_t lost;           /* events dropped in drop mode */
+    tr_link_model links;     /* declare-target-link mappings */
 } tr_writer;
 
 /* writer_model.c */
@@ -103,6 +110,10 @@ uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype);
 uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr);
 uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type);
 uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark);
+/* "link map", "link unmap" or "stale link pointer". */
+uint32_t tr_defs_region_link(tr_writer *w, const char *canonical);
+/* Adds a STRING attribute. */
+void tr_defs_attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s);
 void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t *events_per_location,
                           uint64_t nlocations, const char *hostname);
 OTF2_Type tr_defs_attr_type(enum tr_attr a);
