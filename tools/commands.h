@@ -54,6 +54,10 @@ struct tr_summary {
     struct tr_count_bytes small_from_device;
     /* TRACER::RUN::END: "normal end", "crashed (signal N)", ... ("" when absent). */
     char run_end[128];
+    /* declare target link: "link map" events per variable, and stale pointers. */
+    struct tr_kernel_count *link_maps; /* name = variable */
+    size_t n_link_maps;
+    uint64_t stale_link_pointers;
 };
 
 /* Canonical region name of a target kind ("target enter data nowait"). */

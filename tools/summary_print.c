@@ -103,6 +103,15 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s)
             (unsigned long long)s->allocations.count,
             (unsigned long long)s->allocations.bytes, (unsigned long long)s->deletes);
     fprintf(fp, "incomplete operations: %llu\n", (unsigned long long)s->incomplete);
+    if (s->n_link_maps) {
+        fprintf(fp, "link maps:");
+        for (size_t i = 0; i < s->n_link_maps; i++)
+            fprintf(fp, "%s %s x%llu", i ? "," : "", s->link_maps[i].name, (unsigned long long)s->link_maps[i].count);
+        fprintf(fp, "\n");
+    }
+    if (s->stale_link_pointers)
+        fprintf(fp, "stale link pointers: %llu (device code would use an old address)\n",
+                (unsigned long long)s->stale_link_pointers);
     if (s->run_end[0] && strcmp(s->run_end, "normal end"))
         fprintf(fp, "run: %s (trace recovered from its journal)\n", s->run_end);
     if (s->small_to_device.count || s->small_from_device.count)
@@ -169,6 +178,17 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
                 "\"from_device\":{\"count\":%llu,\"bytes\":%llu}}",
                 (unsigned long long)s->small_to_device.count, (unsigned long long)s->small_to_device.bytes,
                 (unsigned long long)s->small_from_device.count, (unsigned long long)s->small_from_device.bytes);
+    }
+    /* Link keys likewise only for traces that have link mappings. */
+    if (s->n_link_maps || s->stale_link_pointers) {
+        fputs(",\"link_maps\":{", fp);
+        for (size_t i = 0; i < s->n_link_maps; i++) {
+            if (i)
+                fputc(',', fp);
+            tr_json_string(fp, s->link_maps[i].name);
+            fprintf(fp, ":%llu", (unsigned long long)s->link_maps[i].count);
+        }
+        fprintf(fp, "},\"stale_link_pointers\":%llu", (unsigned long long)s->stale_link_pointers);
     }
     fputs("}\n", fp);
 }

@@ -23,6 +23,8 @@ enum {
     TR_R_ALLOC = TR_TARGET_KIND_COUNT,
     TR_R_DELETE,
     TR_R_KERNEL,
+    TR_R_LINK_MAP,
+    TR_R_STALE_LINK,
 };
 
 static const char *const tr_target_names[TR_TARGET_KIND_COUNT] = {
@@ -69,6 +71,7 @@ struct tr_state {
     struct tr_vec locations; /* uint64_t */
     OTF2_AttributeRef attr_bytes;
     OTF2_AttributeRef attr_incomplete;
+    OTF2_AttributeRef attr_variable;
     uint64_t timer_resolution;
     uint64_t trace_length;
     uint64_t first_ts, last_ts;
@@ -279,6 +282,10 @@ static int tr_classify_name(const char *canon)
         return TR_R_DELETE;
     if (strcmp(canon, "kernel") == 0)
         return TR_R_KERNEL;
+    if (strcmp(canon, "link map") == 0)
+        return TR_R_LINK_MAP;
+    if (strcmp(canon, "stale link pointer") == 0)
+        return TR_R_STALE_LINK;
     return TR_R_OTHER;
 }
 
@@ -334,6 +341,8 @@ static int tr_resolve_defs(struct tr_state *st)
             continue;
         if (strcmp(name, "bytes") == 0 && st->attr_bytes == OTF2_UNDEFINED_ATTRIBUTE)
             st->attr_bytes = attrs[i].id;
+        else if (strcmp(name, "variable") == 0 && st->attr_variable == OTF2_UNDEFINED_ATTRIBUTE)
+            st->attr_variable = attrs[i].id;
         else if (strcmp(name, "incomplete") == 0
                  && st->attr_incomplete == OTF2_UNDEFINED_ATTRIBUTE)
             st->attr_incomplete = attrs[i].id;
@@ -400,6 +409,37 @@ static OTF2_CallbackCode tr_evt_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
     case TR_R_KERNEL:
         out->kernels[r->kernel].count++;
         break;
+    case TR_R_STALE_LINK:
+        out->stale_link_pointers++;
+        break;
+    case TR_R_LINK_MAP: {
+        OTF2_StringRef ref;
+        const char *var = NULL;
+        if (attrs && st->attr_variable != OTF2_UNDEFINED_ATTRIBUTE &&
+            OTF2_AttributeList_TestAttributeByID(attrs, st->attr_variable) &&
+            OTF2_AttributeList_GetStringRef(attrs, st->attr_variable, &ref) == OTF2_SUCCESS)
+            var = tr_str(st, ref);
+        if (!var)
+            var = "?";
+        size_t i = 0;
+        while (i < out->n_link_maps && strcmp(out->link_maps[i].name, var))
+            i++;
+        if (i == out->n_link_maps) {
+            struct tr_kernel_count *m = realloc(out->link_maps, (i + 1) * sizeof *m);
+            char *name = strdup(var);
+            if (!m || !name) {
+                free(name);
+                if (m)
+                    out->link_maps = m;
+                break;
+            }
+            out->link_maps = m;
+            m[i] = (struct tr_kernel_count){name, 0};
+            out->n_link_maps++;
+        }
+        out->link_maps[i].count++;
+        break;
+    }
     default:
         out->target_regions[r->cls]++;
         break;
@@ -678,11 +718,21 @@ static void tr_state_free(struct tr_state *st)
 
 void tr_summary_free(struct tr_summary *s)
 {
+    for (size_t i = 0; i < s->n_link_maps; i++)
+        free(s->link_maps[i].name);
+    free(s->link_maps);
+    s->link_maps = NULL;
+    s->n_link_maps = 0;
     for (size_t i = 0; i < s->n_kernels; i++)
         free(s->kernels[i].name);
     free(s->kernels);
     free(s->trace_path);
     memset(s, 0, sizeof *s);
+}
+
+static int tr_cmp_link_name(const void *a, const void *b)
+{
+    return strcmp(((const struct tr_kernel_count *)a)->name, ((const struct tr_kernel_count *)b)->name);
 }
 
 int tr_summary_collect(const char *path, struct tr_summary *out, char *err, size_t errlen)
@@ -696,6 +746,7 @@ int tr_summary_collect(const char *path, struct tr_summary *out, char *err, size
         .out = out,
         .attr_bytes = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_incomplete = OTF2_UNDEFINED_ATTRIBUTE,
+        .attr_variable = OTF2_UNDEFINED_ATTRIBUTE,
     };
     OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(tr_otf2_error, &st);
     int ret = -1;
@@ -716,6 +767,8 @@ int tr_summary_collect(const char *path, struct tr_summary *out, char *err, size
         return -1;
     }
     out->trace_path = anchor;
+    if (out->n_link_maps)
+        qsort(out->link_maps, out->n_link_maps, sizeof *out->link_maps, tr_cmp_link_name);
     return 0;
 }
 
