@@ -9,11 +9,17 @@
  *   incomplete  begins whose ends never come (a runtime bug or a crash
  *               inside the runtime): target, data op and kernel submit;
  *   overlap     two kernels on one device that overlap in time, as two host
- *               threads make them by chance; here made deterministic.
+ *               threads make them by chance; here made deterministic;
+ *   linkstale   a declare-target-link variable whose storage moves without
+ *               the runtime writing the device's reference pointer. LLVM 19
+ *               writes it whenever the storage moves, so no real producer
+ *               makes this case; the link entry below is laid out like LLVM
+ *               19's (flag 1 = link) so tracer finds it as it finds real ones.
  * Real runtimes are used by every other offload test. The addresses and
  * sizes below are the ground truth test_ompt_double.py checks.
  */
 #include <omp-tools.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +32,20 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 #define DEV_BUF ((void *)0x200000)
 
 static int refuse_emi;
+
+/* A link variable as clang lays it out: the variable, its host reference
+ * pointer holding its address, and an offload entry flagged as link. */
+double linked[4];
+void *linked_decl_tgt_ref_ptr = linked;
+struct double_entry {
+    void *addr;
+    const char *name;
+    size_t size;
+    int32_t flags;
+    int32_t data;
+};
+__attribute__((section("omp_offloading_entries"), used)) static struct double_entry linked_entry = {
+    &linked_decl_tgt_ref_ptr, "linked_decl_tgt_ref_ptr", 8, 1, 0};
 static ompt_callback_t cb[64];
 
 static int set_callback(ompt_callbacks_t which, ompt_callback_t fn)
@@ -115,6 +135,43 @@ static void run_overlap(void)
     CALL(ompt_callback_target_submit_emi, ompt_callback_target_submit_emi_t, ompt_scope_end, &t1, &k3, 3);
 }
 
+#define STORE_X ((void *)0x300000)
+#define STORE_Y ((void *)0x400000)
+#define DEV_REF ((void *)0x500000)
+
+static void data_op(ompt_data_t *target, ompt_target_data_op_t op, void *src, int sd, void *dst, int dd,
+                    size_t bytes, void *dst_at_end)
+{
+    const void *ra = (const void *)data_op;
+    ompt_id_t id = 0;
+    CALL(ompt_callback_target_data_op_emi, ompt_callback_target_data_op_emi_t, ompt_scope_begin, 0, target, &id,
+         op, src, sd, dst, dd, bytes, ra);
+    CALL(ompt_callback_target_data_op_emi, ompt_callback_target_data_op_emi_t, ompt_scope_end, 0, target, &id, op,
+         src, sd, dst_at_end, dd, bytes, ra);
+}
+
+static void run_linkstale(void)
+{
+    const void *ra = (const void *)run_linkstale;
+    CALL(ompt_callback_device_initialize, ompt_callback_device_initialize_t, DEV, "double", 0, lookup, 0);
+    ompt_data_t task = {0}, t1 = {0}, t2 = {0};
+    /* 1: target maps `linked` at X and writes X into the device pointer. */
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target, ompt_scope_begin, DEV, &task, 0, &t1,
+         ra);
+    data_op(&t1, ompt_target_data_alloc, linked, HOST, 0, DEV, sizeof linked, STORE_X);
+    data_op(&t1, ompt_target_data_transfer_to_device, linked, HOST, STORE_X, DEV, sizeof linked, STORE_X);
+    void *x = STORE_X;
+    data_op(&t1, ompt_target_data_transfer_to_device, &x, HOST, DEV_REF, DEV, 8, DEV_REF);
+    data_op(&t1, ompt_target_data_delete, STORE_X, DEV, 0, -1, 0, 0);
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target, ompt_scope_end, DEV, &task, 0, &t1, ra);
+    /* 2: enter data maps half of it at Y, and nobody tells the device. */
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target_enter_data, ompt_scope_begin, DEV, &task,
+         0, &t2, ra);
+    data_op(&t2, ompt_target_data_alloc, linked, HOST, 0, DEV, sizeof linked / 2, STORE_Y);
+    CALL(ompt_callback_target_emi, ompt_callback_target_emi_t, ompt_target_enter_data, ompt_scope_end, DEV, &task, 0,
+         &t2, ra);
+}
+
 int main(int argc, char **argv)
 {
     int nonemi = argc > 1 && !strcmp(argv[1], "nonemi");
@@ -129,6 +186,8 @@ int main(int argc, char **argv)
         run_nonemi();
     else if (!strcmp(mode, "overlap"))
         run_overlap();
+    else if (!strcmp(mode, "linkstale"))
+        run_linkstale();
     else
         run_incomplete();
     printf("ompt_double %s done\n", mode);

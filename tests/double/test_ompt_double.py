@@ -11,6 +11,12 @@ overlap ground truth: kernels with requested teams 1 and 2 overlap in time on
 device 0, so they are on two streams of device 0 ('device 0 stream' and
 'device 0 stream 1'); the third kernel (teams 3) follows both, on the first.
 
+linkstale ground truth: `linked` (double[4], 32 bytes) is a link variable.
+Mapping 1: storage 0x300000, the device reference pointer (at 0x500000) gets
+0x300000 (ref_ptr_written 1), then unmapped. Mapping 2: half of it (16 bytes,
+partial) at 0x400000 with no pointer write: a `stale link pointer` with
+ref_value 0x300000, and a `link unmap` with incomplete = 1 at the end.
+
 incomplete ground truth: a complete `target enter data` with one 512 B alloc;
 then a `target` whose 256 B transfer and kernel never end: three Leaves with
 incomplete == 1 (transfer and target on the host thread, kernel on the
@@ -99,6 +105,24 @@ def main():
                 "overlap: kernel (teams) -> stream")
         c.equal(sorted(t.streams_of_device()), [0], "overlap: streams belong to device 0 only")
         c.equal(t.incomplete_leaves(), [], "overlap incomplete leaves")
+        p, out = run_double("linkstale", tmp)
+        c.equal(p.returncode, 0, "linkstale exit code")
+        t = Trace(os.path.join(out, "traces.otf2"))
+        c.extend(t.check_timestamps(), "linkstale timestamps")
+        c.extend(t.check_nesting(), "linkstale nesting")
+        A = Trace.attr
+        maps = [ev for _, ev in t.enters("link map")]
+        c.equal([(A(e, "variable"), A(e, "device_addr"), A(e, "bytes"), A(e, "ref_ptr_written"), A(e, "partial"),
+                  A(e, "ref_ptr")) for e in maps],
+                [("linked", 0x300000, 32, 1, 0, 0x500000), ("linked", 0x400000, 16, 0, 1, 0)], "linkstale: link maps")
+        unmaps = [ev for _, ev in t.enters("link unmap")]
+        c.equal([(A(e, "device_addr"), A(e, "incomplete", 0)) for e in unmaps], [(0x300000, 0), (0x400000, 1)],
+                "linkstale: link unmaps")
+        stale = [ev for _, ev in t.enters("stale link pointer")]
+        c.equal([(A(e, "variable"), A(e, "device_addr"), A(e, "ref_value")) for e in stale],
+                [("linked", 0x400000, 0x300000)], "linkstale: stale link pointer")
+        allocs = [A(ev, "variable") for _, ev in t.enters("alloc")]
+        c.equal(allocs, ["linked", "linked"], "linkstale: allocs carry the variable name")
     finally:
         if not os.environ.get("TEST_KEEP"):
             import shutil
