@@ -89,11 +89,13 @@ int tr_link_model_build(struct tr_writer *w, tr_link_model *lm)
             tr_u64map_put(&lm->by_alloc_op, r->id ? r->id : UINT64_MAX - 1, lm->n);
             lm->n++;
         } else if (tr_optype_is_to_device(r->sub) && r->u[3] == 8) {
-            /* The newest open mapping on this device whose storage is the
-             * value written: its reference pointer now holds it. */
+            /* The newest open mapping on this device whose variable start
+             * is the value written: its reference pointer now holds it. For
+             * an array section the runtime writes where the whole variable
+             * would be (the storage minus the section's offset). */
             for (uint32_t k = lm->n; k-- > 0;) {
                 tr_link_map *m = &lm->maps[k];
-                if (m->unmap_op || m->device != r->dev2 || m->storage != r->u[1])
+                if (m->unmap_op || m->device != r->dev2 || m->storage - (m->host - m->var->base) != r->u[1])
                     continue;
                 m->ref_written = 1;
                 m->ref_ptr = r->u[2];
@@ -128,7 +130,7 @@ int tr_link_model_build(struct tr_writer *w, tr_link_model *lm)
      * received, leaves device code a stale (or never set) address. */
     for (uint32_t k = 0; k < lm->n; k++) {
         tr_link_map *m = &lm->maps[k];
-        m->stale = !m->ref_written && m->ref_value_before != m->storage;
+        m->stale = !m->ref_written && m->ref_value_before != m->storage - (m->host - m->var->base);
         if (!m->ref_ptr) {
             last_ref *lr = find_ref(refs, nrefs, m->var, m->device);
             m->ref_ptr = lr && m->ref_written ? lr->ref_ptr : 0;

@@ -99,12 +99,11 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
         attr_u64(c, TR_ATTR_CODEPTR, end->u[0]);
     /* The host side of the op, named when it is a global variable. */
     uint64_t host = tr_optype_is_from_device(r->sub) ? r->u[2] : tr_optype_is_delete(r->sub) ? 0 : r->u[1];
+    if (tr_optype_is_delete(r->sub))
+        tr_u64map_get(&w->delete_host, r->id, &host);
     const tr_jvariable *var = host ? tr_journal_variable_at(w->jd, host) : 0;
-    uint64_t k;
     if (var)
         tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, var->name);
-    else if (tr_optype_is_delete(r->sub) && w->links.n && tr_u64map_get(&w->links.by_delete_op, r->id, &k))
-        tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, w->links.maps[k].var->name);
     OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
 
     open_region o = {TR_REC_DATA_OP, r->id, region, -1};

@@ -132,6 +132,7 @@ static void writer_free(tr_writer *w)
     free(w->regions);
     tr_u64map_free(&w->targets);
     tr_u64map_free(&w->delete_bytes);
+    tr_u64map_free(&w->delete_host);
     tr_u64map_free(&w->region_keys);
     tr_strtab_free(&w->strings);
     tr_link_model_free(&w->links);

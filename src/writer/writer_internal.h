@@ -85,6 +85,7 @@ typedef struct tr_writer {
     const tr_record **target_rec;
     size_t ntarget_rec, captarget_rec;
     tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
+    tr_u64map delete_host;   /* host_op_id of a delete -> host address its alloc mapped */
 
     tr_strtab strings;
     tr_region_def *regions;

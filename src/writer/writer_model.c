@@ -175,9 +175,11 @@ static int account_memory(tr_writer *w)
     if (n)
         qsort(ops, n, sizeof *ops, by_time);
     tr_u64map *live = calloc(w->ndevices ? w->ndevices : 1, sizeof *live);
+    tr_u64map *live_host = calloc(w->ndevices ? w->ndevices : 1, sizeof *live_host);
     uint64_t *in_use = calloc(w->ndevices ? w->ndevices : 1, sizeof *in_use);
-    if (!live || !in_use) {
+    if (!live || !in_use || !live_host) {
         free(ops);
+        free(live_host);
         free(live);
         free(in_use);
         return -1;
@@ -194,15 +196,24 @@ static int account_memory(tr_writer *w)
             continue;
         if (alloc) {
             tr_u64map_put(&live[di], addr, r->u[3]);
+            /* A delete reports only the device address: remember whose it was. */
+            if (r->u[1])
+                tr_u64map_put(&live_host[di], addr, r->u[1]);
             in_use[di] += r->u[3];
         } else if (tr_u64map_del(&live[di], addr, &bytes)) {
             in_use[di] -= bytes;
             tr_u64map_put(&w->delete_bytes, r->id ? r->id : (uint64_t)-1, bytes);
+            uint64_t host;
+            if (tr_u64map_del(&live_host[di], addr, &host))
+                tr_u64map_put(&w->delete_host, r->id ? r->id : (uint64_t)-1, host);
         }
         add_metric(d, r->time, in_use[di]);
     }
-    for (size_t i = 0; i < w->ndevices; i++)
+    for (size_t i = 0; i < w->ndevices; i++) {
         tr_u64map_free(&live[i]);
+        tr_u64map_free(&live_host[i]);
+    }
+    free(live_host);
     free(live);
     free(in_use);
     free(ops);
