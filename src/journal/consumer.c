@@ -2,6 +2,7 @@
 #include "journal/consumer.h"
 
 #include <errno.h>
+#include <omp-tools.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -165,7 +166,12 @@ static void write_references(const tr_record *rec, uint32_t n)
         case TR_REC_DATA_OP:
             /* The host side of the op: where it reads or writes host memory. */
             if (r->phase != TR_PHASE_END)
-                write_variable(r->sub == 3 || r->sub == 19 ? r->u[2] : r->sub == 4 || r->sub == 20 ? 0 : r->u[1]);
+                write_variable(r->sub == ompt_target_data_transfer_from_device ||
+                                       r->sub == ompt_target_data_transfer_from_device_async
+                                   ? r->u[2]
+                               : r->sub == ompt_target_data_delete || r->sub == ompt_target_data_delete_async
+                                   ? 0
+                                   : r->u[1]);
             break;
         default:
             break;
