@@ -16,6 +16,8 @@
 
 #ifdef TRACER_HAVE_MPICH_H
 #include <mpi.h>
+
+#include "mpit/mpit_catalogue.h"
 #endif
 
 /* Names and descriptions come from the library; keep control bytes (and
@@ -30,171 +32,65 @@ static const char *const default_mpi[] = {"libmpich.so.12", "libmpi.so.40", "lib
 
 #ifdef TRACER_HAVE_MPICH_H
 
-#define SYM(h, name) ((__typeof__(name) *)(uintptr_t)dlsym(h, #name))
 
-static const char *verbosity_name(int v)
-{
-    switch (v) {
-    case MPI_T_VERBOSITY_USER_BASIC: return "user basic";
-    case MPI_T_VERBOSITY_USER_DETAIL: return "user detail";
-    case MPI_T_VERBOSITY_USER_ALL: return "user all";
-    case MPI_T_VERBOSITY_TUNER_BASIC: return "tuner basic";
-    case MPI_T_VERBOSITY_TUNER_DETAIL: return "tuner detail";
-    case MPI_T_VERBOSITY_TUNER_ALL: return "tuner all";
-    case MPI_T_VERBOSITY_MPIDEV_BASIC: return "mpidev basic";
-    case MPI_T_VERBOSITY_MPIDEV_DETAIL: return "mpidev detail";
-    case MPI_T_VERBOSITY_MPIDEV_ALL: return "mpidev all";
-    }
-    return "unknown verbosity";
-}
-
-static const char *bind_name(int b)
-{
-    switch (b) {
-    case MPI_T_BIND_NO_OBJECT: return "no object";
-    case MPI_T_BIND_MPI_COMM: return "communicator";
-    case MPI_T_BIND_MPI_DATATYPE: return "datatype";
-    case MPI_T_BIND_MPI_ERRHANDLER: return "error handler";
-    case MPI_T_BIND_MPI_FILE: return "file";
-    case MPI_T_BIND_MPI_GROUP: return "group";
-    case MPI_T_BIND_MPI_OP: return "reduction operation";
-    case MPI_T_BIND_MPI_REQUEST: return "request";
-    case MPI_T_BIND_MPI_WIN: return "window";
-    case MPI_T_BIND_MPI_MESSAGE: return "message";
-    case MPI_T_BIND_MPI_INFO: return "info";
-    }
-    return "unknown object";
-}
-
-/* MPICH's datatype handles are compile-time constants, so the handles the
- * library returns compare equal to the ones in mpi.h. */
-static const char *datatype_name(MPI_Datatype t, char *buf, size_t len)
-{
-    static const struct {
-        MPI_Datatype type;
-        const char *name;
-    } known[] = {
-        {MPI_CHAR, "MPI_CHAR"},           {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"},
-        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"}, {MPI_BYTE, "MPI_BYTE"},
-        {MPI_SHORT, "MPI_SHORT"},         {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"},
-        {MPI_INT, "MPI_INT"},             {MPI_UNSIGNED, "MPI_UNSIGNED"},
-        {MPI_LONG, "MPI_LONG"},           {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"},
-        {MPI_LONG_LONG, "MPI_LONG_LONG"}, {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"},
-        {MPI_FLOAT, "MPI_FLOAT"},         {MPI_DOUBLE, "MPI_DOUBLE"},
-        {MPI_INT8_T, "MPI_INT8_T"},       {MPI_UINT8_T, "MPI_UINT8_T"},
-        {MPI_INT16_T, "MPI_INT16_T"},     {MPI_UINT16_T, "MPI_UINT16_T"},
-        {MPI_INT32_T, "MPI_INT32_T"},     {MPI_UINT32_T, "MPI_UINT32_T"},
-        {MPI_INT64_T, "MPI_INT64_T"},     {MPI_UINT64_T, "MPI_UINT64_T"},
-        {MPI_AINT, "MPI_AINT"},           {MPI_OFFSET, "MPI_OFFSET"},
-        {MPI_COUNT, "MPI_COUNT"},         {MPI_C_BOOL, "MPI_C_BOOL"},
-    };
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (known[i].type == t)
-            return known[i].name;
-    snprintf(buf, len, "unknown datatype 0x%llx", (unsigned long long)(uintptr_t)t);
-    return buf;
-}
-
-
-static void print_sources(FILE *out, void *h)
-{
-    __typeof__(MPI_T_source_get_num) *get_num = SYM(h, MPI_T_source_get_num);
-    __typeof__(MPI_T_source_get_info) *get_info = SYM(h, MPI_T_source_get_info);
-    int n = 0;
-    if (!get_num || !get_info || get_num(&n) != MPI_SUCCESS) {
-        fputs("  MPI_T event sources: not offered (no MPI_T_source_get_num)\n", out);
-        return;
-    }
-    fprintf(out, "  MPI_T event sources: %d\n", n);
-    for (int i = 0; i < n; i++) {
-        char name[256] = "", desc[1024] = "";
-        int name_len = sizeof name, desc_len = sizeof desc;
-        MPI_T_source_order order = MPI_T_SOURCE_ORDERED;
-        MPI_Count ticks = 0, max_ticks = 0;
-        MPI_Info info = MPI_INFO_NULL;
-        if (get_info(i, name, &name_len, desc, &desc_len, &order, &ticks, &max_ticks, &info) != MPI_SUCCESS) {
-            fprintf(out, "    source %d: MPI_T_source_get_info failed\n", i);
-            continue;
-        }
-        fprintf(out, "    source %d: ", i);
-        put_text(out, name);
-        fprintf(out, " (%s, %lld ticks/s, max %lld ticks): ", order == MPI_T_SOURCE_ORDERED ? "ordered" : "unordered",
-                (long long)ticks, (long long)max_ticks);
-        put_text(out, desc);
-        fputc('\n', out);
-    }
-}
-
-#define MAX_ELEMENTS 64
-
-static void print_events(FILE *out, void *h)
-{
-    __typeof__(MPI_T_event_get_num) *get_num = SYM(h, MPI_T_event_get_num);
-    __typeof__(MPI_T_event_get_info) *get_info = SYM(h, MPI_T_event_get_info);
-    int n = 0;
-    if (!get_num || !get_info || get_num(&n) != MPI_SUCCESS) {
-        fputs("  MPI_T event types: not offered (no MPI_T_event_get_num)\n", out);
-        return;
-    }
-    if (!n) {
-        fputs("  MPI_T event types: 0 (this MPI offers no MPI_T events; nothing to record from MPI_T)\n", out);
-        return;
-    }
-    fprintf(out, "  MPI_T event types: %d\n", n);
-    for (int i = 0; i < n; i++) {
-        char name[256] = "", desc[1024] = "", tbuf[64];
-        int name_len = sizeof name, desc_len = sizeof desc, verbosity = 0, bind = 0;
-        int nelem = 0;
-        MPI_T_enum enumtype;
-        MPI_Info info = MPI_INFO_NULL;
-        /* First ask how many elements, then read their types. */
-        if (get_info(i, name, &name_len, &verbosity, NULL, NULL, &nelem, &enumtype, &info, desc, &desc_len,
-                     &bind) != MPI_SUCCESS) {
-            fprintf(out, "    event %d: MPI_T_event_get_info failed\n", i);
-            continue;
-        }
-        MPI_Datatype types[MAX_ELEMENTS];
-        MPI_Aint displs[MAX_ELEMENTS];
-        int shown = nelem < MAX_ELEMENTS ? nelem : MAX_ELEMENTS, got = shown;
-        name_len = sizeof name;
-        desc_len = sizeof desc;
-        if (shown && get_info(i, name, &name_len, &verbosity, types, displs, &got, &enumtype, &info, desc,
-                              &desc_len, &bind) != MPI_SUCCESS)
-            shown = 0;
-        fprintf(out, "    event %d: ", i);
-        put_text(out, name);
-        fprintf(out, " (%s, bound to %s, %d element%s", verbosity_name(verbosity), bind_name(bind), nelem,
-                nelem == 1 ? "" : "s");
-        for (int k = 0; k < shown; k++)
-            fprintf(out, "%s%s", k ? ", " : ": ", datatype_name(types[k], tbuf, sizeof tbuf));
-        if (shown < nelem)
-            fputs(", ...", out);
-        fputs(")", out);
-        if (desc[0]) {
-            fputs(": ", out);
-            put_text(out, desc);
-        }
-        fputc('\n', out);
-    }
-}
-
+/* The same discovery tracer runs in a traced process (src/mpit/), so what
+ * `tracer info` lists is what tracing would find. */
 static void inspect_mpit(FILE *out, void *h)
 {
-    __typeof__(MPI_T_init_thread) *init = SYM(h, MPI_T_init_thread);
-    __typeof__(MPI_T_finalize) *fini = SYM(h, MPI_T_finalize);
-    int provided = 0;
-    if (!init || !fini) {
-        fputs("  MPI_T: not offered by this library\n", out);
+    (void)h; /* dlopened RTLD_GLOBAL: tr_mpit_resolve finds it by name */
+    tr_mpit_api api;
+    if (tr_mpit_resolve(&api, 0, 0) != TR_MPIT_READY) {
+        fputs("  MPI_T: this library offers no MPI_T events interface\n", out);
         return;
     }
-    int rc = init(MPI_THREAD_SINGLE, &provided);
+    int provided = 0, rc = api.init_thread(MPI_THREAD_SINGLE, &provided);
     if (rc != MPI_SUCCESS) {
         fprintf(out, "  MPI_T: MPI_T_init_thread failed (error %d)\n", rc);
         return;
     }
-    print_sources(out, h);
-    print_events(out, h);
-    fini();
+    tr_mpit_catalogue cat = {0};
+    if (tr_mpit_discover(&api, &cat) < 0) {
+        fputs("  MPI_T: out of memory while listing events\n", out);
+        api.finalize();
+        return;
+    }
+    fprintf(out, "  MPI_T event sources: %d\n", cat.nsources);
+    for (int i = 0; i < cat.nsources; i++) {
+        const tr_mpit_source *s = &cat.sources[i];
+        fprintf(out, "    source %d: ", i);
+        put_text(out, s->name);
+        fprintf(out, " (%s, %lld ticks/s, max %lld ticks, %s): ", s->ordered ? "ordered" : "unordered",
+                s->ticks_per_second, s->max_ticks, s->adhoc_timestamps ? "ad-hoc timestamps" : "no ad-hoc timestamps");
+        put_text(out, s->desc);
+        fputc('\n', out);
+    }
+    if (!cat.ntypes)
+        fputs("  MPI_T event types: 0 (this MPI offers no MPI_T events; nothing to record from MPI_T)\n", out);
+    else
+        fprintf(out, "  MPI_T event types: %d\n", cat.ntypes);
+    for (int i = 0; i < cat.ntypes; i++) {
+        const tr_mpit_event_type *t = &cat.types[i];
+        fprintf(out, "    event %d: ", i);
+        put_text(out, t->name);
+        fprintf(out, " (%s, bound to %s, %d element%s", tr_mpit_verbosity_name(t->verbosity),
+                tr_mpit_bind_name(t->bind), t->nelements, t->nelements == 1 ? "" : "s");
+        for (int k = 0; k < t->nelements; k++) {
+            const tr_mpit_element *e = &t->elements[k];
+            if (e->known)
+                fprintf(out, "%s%s@%lld", k ? ", " : ": ", e->type_name, e->displacement);
+            else
+                fprintf(out, "%sunknown datatype 0x%llx@%lld (kept as %d raw bytes)", k ? ", " : ": ",
+                        (unsigned long long)(unsigned)e->datatype, e->displacement, e->size);
+        }
+        fputs(")", out);
+        if (t->desc[0]) {
+            fputs(": ", out);
+            put_text(out, t->desc);
+        }
+        fputc('\n', out);
+    }
+    tr_mpit_catalogue_free(&cat);
+    api.finalize();
 }
 #endif /* TRACER_HAVE_MPICH_H */
 
