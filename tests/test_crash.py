@@ -140,6 +140,11 @@ def main():
                    want_how=r"did not end normally")
         crash_case(c, tmp, "kill", -signal.SIGKILL, "", extra_args=[sleep], want_marks=N,
                    want_how=r"did not end normally")
+        # a stack overflow: the handler runs on tracer's alternate signal
+        # stack (sanitizers handle this fault themselves: plain builds only)
+        if not os.environ.get("TEST_SANITIZER_PRELOAD"):
+            crash_case(c, tmp, "overflow", -signal.SIGSEGV, "", want_marks=N,
+                       want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV)
         # the application's own SIGSEGV handler, installed before tracing
         # starts, still runs (tracer chains to it) and its exit code stays
         crash_case(c, tmp, "own", 3, "own handler\n", want_marks=N,

@@ -3,6 +3,7 @@
 #include "core/buf.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -100,8 +101,26 @@ static void push_full(tr_chunk *c)
     } while (!__atomic_compare_exchange_n(&full_stack, &head, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
+/* A crash by stack overflow leaves no stack for the crash handler: give
+ * each recording thread an alternate signal stack, unless it has one of its
+ * own (the application's choice wins). Once per thread, on its first event. */
+static void ensure_signal_stack(void)
+{
+    stack_t old;
+    if (sigaltstack(0, &old) || !(old.ss_flags & SS_DISABLE))
+        return;
+    size_t size = 64 * 1024;
+    void *p = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    stack_t ss = {.ss_sp = p, .ss_size = size, .ss_flags = 0};
+    if (sigaltstack(&ss, 0))
+        munmap(p, size);
+}
+
 static tr_tbuf *tbuf_register(void)
 {
+    ensure_signal_stack();
     tr_tbuf *b = aligned_alloc(64, sizeof *b);
     if (!b)
         return 0;

@@ -42,7 +42,7 @@ void tr_crash_install(int fd)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_crash;
-    sa.sa_flags = SA_SIGINFO;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK; /* a stack overflow leaves no stack */
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NSIG_HANDLED; i++)
         sigaction(signals[i], &sa, &previous[i]);

@@ -9,6 +9,7 @@
  *            (value N), then SIGSEGV
  *   own      installs its own SIGSEGV handler BEFORE tracing starts (it
  *            prints "own handler" and _exit(3)s), then marks, then SIGSEGV
+ *   overflow unbounded recursion: SIGSEGV on a stack with no room left
  * usage: crash MODE N [SLEEP_MS]
  * Prints nothing else (the "own handler" line only in mode own). */
 #include <signal.h>
@@ -38,6 +39,16 @@ static void sleep_ms(long ms)
 
 /* A store into a PROT_NONE page: SIGSEGV (SEGV_ACCERR) without undefined
  * behaviour for UBSan to report first. */
+/* Each frame keeps 4 KiB alive, so the stack runs out after about 2000. */
+static int deep(int n)
+{
+    volatile char pad[4096];
+    if (n > (1 << 30)) /* never reached: the stack runs out first */
+        return 0;
+    memset((char *)pad, n, sizeof pad);
+    return deep(n + 1) + pad[n % (int)sizeof pad];
+}
+
 static void segv(void)
 {
     void *page = mmap(0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -66,6 +77,8 @@ int main(int argc, char **argv)
         segv();
     if (!strcmp(mode, "abort"))
         abort();
+    if (!strcmp(mode, "overflow"))
+        return deep(0);
     if (!strcmp(mode, "_exit")) {
         sleep_ms(sleep);
         _exit(5);
