@@ -62,17 +62,9 @@ def read_archive(c, what, dir_):
     if not c.check(os.path.isfile(anchor) and os.path.getsize(anchor) > 0,
                    "%s: no archive in %s (%r)" % (what, dir_, os.listdir(dir_))):
         return None
-    exe = h.otf2_print_cmd()
-    if c.check(exe, "otf2-print not found"):
-        q = subprocess.run([exe, anchor], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        c.equal(q.returncode, 0, "%s: otf2-print exit code" % what)
-    try:
-        t = h.Trace(anchor)
-    except Exception as e:  # noqa: BLE001
-        c.check(False, "%s: otf2 reader failed: %r" % (what, e))
+    t = h.open_checked_trace(c, what, anchor)
+    if t is None:
         return None
-    c.extend(t.check_timestamps(), "%s: timestamps" % what)
-    c.extend(t.check_nesting(), "%s: nesting" % what)
     return t
 
 

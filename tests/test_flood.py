@@ -14,7 +14,6 @@ both:  peak RSS while recording stays within baseline (TRACER_ENABLE=0) +
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -72,17 +71,9 @@ def common_checks(c, what, p, out):
         return None
     c.check(not os.path.exists(os.path.join(out, "tracer.journal")),
             "%s: journal left behind without TRACER_KEEP_JOURNAL" % what)
-    exe = h.otf2_print_cmd()
-    if c.check(exe, "otf2-print not found"):
-        q = subprocess.run([exe, anchor], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        c.equal(q.returncode, 0, "%s: otf2-print exit code" % what)
-    try:
-        t = h.Trace(anchor)
-    except Exception as e:  # noqa: BLE001
-        c.check(False, "%s: otf2 reader failed: %r" % (what, e))
+    t = h.open_checked_trace(c, what, anchor)
+    if t is None:
         return None
-    c.extend(t.check_timestamps(), "%s: timestamps" % what)
-    c.extend(t.check_nesting(), "%s: nesting" % what)
     c.check(not t.incomplete_leaves(), "%s: incomplete leaves" % what)
     return t
 

@@ -49,17 +49,9 @@ def read_archive(c, what, dir_):
         return None
     c.check(not os.path.exists(os.path.join(dir_, "tracer.journal")),
             "%s: journal left in %s" % (what, dir_))
-    exe = h.otf2_print_cmd()
-    if c.check(exe, "otf2-print not found"):
-        q = subprocess.run([exe, anchor], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        c.equal(q.returncode, 0, "%s: otf2-print exit code" % what)
-    try:
-        t = h.Trace(anchor)
-    except Exception as e:  # noqa: BLE001
-        c.check(False, "%s: otf2 reader failed: %r" % (what, e))
+    t = h.open_checked_trace(c, what, anchor)
+    if t is None:
         return None
-    c.extend(t.check_timestamps(), "%s: timestamps" % what)
-    c.extend(t.check_nesting(), "%s: nesting" % what)
     c.check(not t.incomplete_leaves(), "%s: incomplete leaves" % what)
     return t
 

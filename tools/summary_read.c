@@ -460,19 +460,21 @@ static OTF2_CallbackCode tr_evt_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* RmaPut is a transfer to the device, RmaGet one from it (trace model). */
+static void tr_count_transfer(struct tr_state *st, OTF2_TimeStamp t, struct tr_count_bytes *cb, uint64_t bytes)
+{
+    tr_saw_time(st, t);
+    cb->count++;
+    cb->bytes += bytes;
+}
+
 static OTF2_CallbackCode tr_evt_put(OTF2_LocationRef loc, OTF2_TimeStamp t, void *user,
                                     OTF2_AttributeList *attrs, OTF2_RmaWinRef win,
                                     uint32_t remote, uint64_t bytes, uint64_t matching)
 {
-    (void)loc;
-    (void)attrs;
-    (void)win;
-    (void)remote;
-    (void)matching;
+    (void)loc, (void)attrs, (void)win, (void)remote, (void)matching;
     struct tr_state *st = user;
-    tr_saw_time(st, t);
-    st->out->transfers_to_device.count++;
-    st->out->transfers_to_device.bytes += bytes;
+    tr_count_transfer(st, t, &st->out->transfers_to_device, bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -480,15 +482,9 @@ static OTF2_CallbackCode tr_evt_get(OTF2_LocationRef loc, OTF2_TimeStamp t, void
                                     OTF2_AttributeList *attrs, OTF2_RmaWinRef win,
                                     uint32_t remote, uint64_t bytes, uint64_t matching)
 {
-    (void)loc;
-    (void)attrs;
-    (void)win;
-    (void)remote;
-    (void)matching;
+    (void)loc, (void)attrs, (void)win, (void)remote, (void)matching;
     struct tr_state *st = user;
-    tr_saw_time(st, t);
-    st->out->transfers_from_device.count++;
-    st->out->transfers_from_device.bytes += bytes;
+    tr_count_transfer(st, t, &st->out->transfers_from_device, bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 

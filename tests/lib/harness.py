@@ -143,6 +143,23 @@ def otf2_print_cmd():
     return exe
 
 
+def open_checked_trace(c, what, anchor):
+    """otf2-print must read the archive, and the Python reader too; its
+    timestamps must not go back and its regions must nest. The Trace, or None."""
+    exe = otf2_print_cmd()
+    if c.check(exe, "otf2-print not found"):
+        q = subprocess.run([exe, anchor], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        c.equal(q.returncode, 0, "%s: otf2-print exit code" % what)
+    try:
+        t = Trace(anchor)
+    except Exception as e:  # noqa: BLE001
+        c.check(False, "%s: otf2 reader failed: %r" % (what, e))
+        return None
+    c.extend(t.check_timestamps(), "%s: timestamps" % what)
+    c.extend(t.check_nesting(), "%s: nesting" % what)
+    return t
+
+
 def kernel_lines(src):
     """{tag: line} of `/* KERNEL:tag */` markers in the source."""
     out = {}
