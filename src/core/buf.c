@@ -19,6 +19,7 @@ _Static_assert(sizeof(tr_chunk) == TR_CHUNK_BYTES, "chunk is exactly TR_CHUNK_BY
 int tr_buf_recording;
 int tr_buf_ever_recorded;
 __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
+__thread int tr_buf_never_block __attribute__((tls_model("initial-exec")));
 void (*tr_buf_wake_consumer)(void);
 
 static char *pool;             /* reserved, touched on first use only */
@@ -195,7 +196,7 @@ static tr_record *reserve_slow(tr_tbuf *b)
             b->dropped++;
             return 0;
         }
-        if (drop_mode) {
+        if (drop_mode || tr_buf_never_block) {
             uint64_t now = tr_clock_ticks();
             if (!b->lost)
                 b->lost_first = now;

@@ -73,6 +73,11 @@ extern int tr_buf_recording;
 /* Nonzero once tracing started in this process. */
 extern int tr_buf_ever_recorded;
 
+/* Set on a thread that must never wait for a free chunk (the journal's own
+ * writer thread): when none is free, its event is dropped and counted, as in
+ * drop mode. */
+extern __thread int tr_buf_never_block __attribute__((tls_model("initial-exec")));
+
 extern __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
 
 tr_record *tr_buf_reserve_slow(void);

@@ -27,6 +27,12 @@ enum tr_rec_type {
     TR_REC_USER_REGION,   /* id=tracer_region_t */
     TR_REC_USER_MARK,     /* id=tracer_region_t u0=value */
     TR_REC_LOSS,          /* drop mode: u0=records lost, u1/u2=first/last lost (ticks) */
+    TR_REC_MPIT,          /* an MPI_T event instance: id=registration sub=source dev=event type
+                           * dev2=TR_MPIT_F_* aux=payload slots u0=source tick u1..u3=slots 0..2 */
+    TR_REC_MPIT_MORE,     /* the next 4 payload slots of the MPIT record before it: id=registration
+                           * aux=index of this continuation (0 = slots 3..6) u0..u3 */
+    TR_REC_MPIT_DROP,     /* dropped MPI_T events: id=registration sub=source dev=event type u0=count */
+    TR_REC_MPI_CALL,      /* an interposed MPI call: id=enum tr_mpi_call, begin/end; end: u0=return code */
     TR_REC_TYPE_COUNT
 };
 
@@ -35,6 +41,20 @@ enum tr_rec_phase {
     TR_PHASE_END = 2,
     TR_PHASE_POINT = 3, /* an event with no duration (non-EMI fallbacks, marks) */
 };
+
+enum tr_mpi_call { TR_MPI_INIT = 1, TR_MPI_INIT_THREAD, TR_MPI_FINALIZE };
+
+/* TR_REC_MPIT dev2 flags. */
+enum {
+    TR_MPIT_F_TICK = 1,      /* u0 holds the source tick (MPI_T_event_get_timestamp worked) */
+    TR_MPIT_F_READ_FAILED = 2, /* an element could not be read; its slots are 0 */
+};
+
+/* An MPI_T payload element occupies ceil(size / 8) 8-byte slots, in element
+ * order, bytes as in memory; 3 slots ride in the event record, 4 in each
+ * continuation. */
+#define TR_MPIT_HEAD_SLOTS 3
+#define TR_MPIT_MORE_SLOTS 4
 
 typedef struct tr_record {
     uint64_t time;  /* raw clock ticks, see clock.h */

@@ -25,6 +25,7 @@ static int running, stopping;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
 static int write_failed_once;
+void (*tr_consumer_interval_hook)(void);
 
 /* The chunks the thread took but has not finished; a crash handler writes
  * them (duplicates are dropped by readers: same location and seq). */
@@ -255,6 +256,7 @@ static void *consumer_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0); /* the application's signals are not ours */
+    tr_buf_never_block = 1; /* waiting for a chunk would wait for this thread */
     uint64_t last_flush = tr_clock_mono_ns();
     write_clock();
     for (;;) {
@@ -275,6 +277,9 @@ static void *consumer_main(void *arg)
             break;
         uint64_t now = tr_clock_mono_ns();
         if (now - last_flush >= interval_ns) {
+            void (*hook)(void) = __atomic_load_n(&tr_consumer_interval_hook, __ATOMIC_ACQUIRE);
+            if (hook)
+                hook();
             flush_partial();
             last_flush = now;
         }

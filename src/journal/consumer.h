@@ -7,6 +7,12 @@
 
 #include <stdint.h>
 
+/* Called on the writer thread at every flush interval, if set (MPI_T clock
+ * pairs). It may record events (an MPI library may deliver callbacks from
+ * inside it), so the writer thread never blocks for a buffer: see
+ * tr_buf_never_block. */
+extern void (*tr_consumer_interval_hook)(void);
+
 /* Starts the thread on journal @fd. Returns 0, or -1 (errno set). */
 int tr_consumer_start(int fd, uint64_t flush_interval_ns);
 /* Writes everything still in memory (full and partly filled chunks), a final

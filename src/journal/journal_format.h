@@ -22,6 +22,15 @@
  *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal
  *   VARIABLE tr_journal_variable, then the name (NUL-terminated): a named
  *           global that data operations touched
+ *   MPIT    u32 kind (enum tr_mpit_frame), u32 pad, then by kind:
+ *           STATUS  the text of what MPI_T offered (NUL-terminated)
+ *           SOURCE  tr_journal_mpit_source, name, description
+ *           TYPE    tr_journal_mpit_type, its elements (tr_journal_mpit_element
+ *                   x nelements), name, description, then per element its
+ *                   datatype name
+ *           REG     tr_journal_mpit_reg: a registration (callback) made
+ *           CLOCK   tr_journal_mpit_clock: a source tick between two host ticks
+ *           UNREG   tr_journal_mpit_reg: a registration freed (its object was)
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H
@@ -42,7 +51,52 @@ enum tr_frame_type {
     TR_FRAME_END = 6,
     TR_FRAME_CRASH = 7,
     TR_FRAME_VARIABLE = 8,
+    TR_FRAME_MPIT = 9,
 };
+
+enum tr_mpit_frame {
+    TR_MPIT_FRAME_STATUS = 1,
+    TR_MPIT_FRAME_SOURCE = 2,
+    TR_MPIT_FRAME_TYPE = 3,
+    TR_MPIT_FRAME_REG = 4,
+    TR_MPIT_FRAME_CLOCK = 5,
+    TR_MPIT_FRAME_UNREG = 6,
+};
+
+typedef struct tr_journal_mpit_source {
+    uint32_t index;
+    int32_t ordered, adhoc_timestamps;
+    uint32_t pad;
+    int64_t ticks_per_second, max_ticks;
+} tr_journal_mpit_source;
+
+typedef struct tr_journal_mpit_element {
+    int64_t displacement;
+    int32_t size, is_signed, is_float, known;
+} tr_journal_mpit_element;
+
+typedef struct tr_journal_mpit_type {
+    uint32_t index;
+    int32_t verbosity_level; /* 1 user basic .. 9 mpidev all, 0 unknown */
+    int32_t bind;            /* MPI_T_BIND_* of the MPI tracer was built for */
+    int32_t nelements;
+    int32_t registered;      /* 1: selected by TRACER_MPIT_EVENTS / _LEVEL */
+    int32_t has_enum;
+} tr_journal_mpit_type;
+
+typedef struct tr_journal_mpit_reg {
+    uint32_t id, type_index;
+    int32_t bound;    /* 1: bound to the object below */
+    uint32_t pad;
+    uint64_t object;  /* the object's handle (MPICH: the integer) */
+    char object_name[64]; /* "MPI_COMM_WORLD", ... or "" */
+} tr_journal_mpit_reg;
+
+typedef struct tr_journal_mpit_clock {
+    uint32_t source, pad;
+    int64_t source_tick;
+    uint64_t host_before, host_after; /* host ticks around MPI_T_source_get_timestamp */
+} tr_journal_mpit_clock;
 
 enum { TR_FRAME_RAW = 0, TR_FRAME_ZSTD = 1 };
 

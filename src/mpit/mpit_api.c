@@ -26,8 +26,9 @@ enum tr_mpit_status tr_mpit_resolve(tr_mpit_api *api, char *library, int library
         strncpy(library, text, (size_t)library_len - 1);
         library[library_len - 1] = 0;
     }
-    /* Built against MPICH's mpi.h: integer handles. Anything else differs. */
-    if (!strstr(text, "MPICH"))
+    /* Handles differ between families (MPICH: integers, Open MPI:
+     * pointers): only the family tracer was built for is safe to touch. */
+    if (!strstr(text, TR_MPI_FAMILY))
         return TR_MPIT_OTHER_MPI;
     RESOLVE(init_thread, "MPI_T_init_thread");
     RESOLVE(finalize, "MPI_T_finalize");
@@ -43,5 +44,6 @@ enum tr_mpit_status tr_mpit_resolve(tr_mpit_api *api, char *library, int library
     RESOLVE(event_read, "MPI_T_event_read");
     RESOLVE(event_get_timestamp, "MPI_T_event_get_timestamp");
     RESOLVE(event_get_source, "MPI_T_event_get_source");
+    *(void **)&api->event_copy = dlsym(RTLD_DEFAULT, "MPI_T_event_copy");
     return TR_MPIT_READY;
 }

@@ -27,6 +27,7 @@ typedef struct tr_mpit_api {
                                    MPI_T_event_cb_function);
     int (*event_set_dropped_handler)(MPI_T_event_registration, MPI_T_event_dropped_cb_function);
     int (*event_read)(MPI_T_event_instance, int, void *);
+    int (*event_copy)(MPI_T_event_instance, void *); /* optional: NULL when absent */
     int (*event_get_timestamp)(MPI_T_event_instance, MPI_Count *);
     int (*event_get_source)(MPI_T_event_instance, int *);
 } tr_mpit_api;
@@ -37,6 +38,14 @@ enum tr_mpit_status {
     TR_MPIT_NO_EVENTS,     /* MPI without the MPI_T events interface */
     TR_MPIT_READY,
 };
+
+/* The MPI family tracer's mpi.h belongs to, and the text its
+ * MPI_Get_library_version starts with or contains. */
+#if defined(OMPI_MAJOR_VERSION)
+#define TR_MPI_FAMILY "Open MPI"
+#else
+#define TR_MPI_FAMILY "MPICH"
+#endif
 
 /* Resolves every function; @library receives MPI_Get_library_version's text
  * (may be NULL). Callable before MPI_Init. */

@@ -23,6 +23,7 @@
 #include "writer/writer.h"
 
 static int dir_fd = -1, journal_fd = -1, dir_created;
+void (*tr_session_end_hook)(void);
 static char dir_path[4096];
 
 static void after_fork_child(void)
@@ -142,6 +143,8 @@ static void session_end(uint64_t end_ticks)
 {
     if (journal_fd < 0)
         return;
+    if (tr_session_end_hook)
+        tr_session_end_hook(); /* MPI_T's last clock pairs, while the journal is open */
     tr_clock_calibrate_end(); /* first, so the consumer's last clock pair spans it */
     tr_consumer_stop();
     write_end(end_ticks);
@@ -216,3 +219,13 @@ void tr_session_note_user_region(uint32_t id, const char *name)
 }
 
 void tr_session_note_text(uint64_t id, const char *text) { note_string(TR_STRING_TEXT, 0, &id, text); }
+
+int tr_session_append(uint16_t type, const void *payload, size_t bytes)
+{
+    int fd = __atomic_load_n(&journal_fd, __ATOMIC_ACQUIRE);
+    if (fd < 0)
+        return -1;
+    tr_frame_header h = {0};
+    h.raw_bytes = bytes;
+    return tr_journal_append(fd, &h, type, payload, bytes);
+}

@@ -3,6 +3,7 @@
 #ifndef TR_SESSION_H
 #define TR_SESSION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Installs the session as the lifecycle's start and end hooks. Idempotent. */
@@ -14,5 +15,12 @@ void tr_session_install(void);
  * enough for the rare paths that create names; no-ops without a journal. */
 void tr_session_note_user_region(uint32_t id, const char *name);
 void tr_session_note_text(uint64_t id, const char *text);
+
+/* Appends one frame of @type to the journal now (MPI_T catalogue, clock
+ * pairs). Returns 0, or -1 without a journal or on a write error. */
+/* Runs first at the end of the run, if set (MPI_T's last clock pairs). */
+extern void (*tr_session_end_hook)(void);
+
+int tr_session_append(uint16_t type, const void *payload, size_t bytes);
 
 #endif
