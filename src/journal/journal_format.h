@@ -26,8 +26,8 @@
  *           STATUS  the text of what MPI_T offered (NUL-terminated)
  *           SOURCE  tr_journal_mpit_source, name, description
  *           TYPE    tr_journal_mpit_type, its elements (tr_journal_mpit_element
- *                   x nelements), name, description, then per element its
- *                   datatype name
+ *                   x nelements), name, description, bind name ("none",
+ *                   "communicator", ...), then per element its datatype name
  *           REG     tr_journal_mpit_reg: a registration (callback) made
  *           CLOCK   tr_journal_mpit_clock: a source tick between two host ticks
  *           UNREG   tr_journal_mpit_reg: a registration freed (its object was)

@@ -122,6 +122,7 @@ static void journal_type(int i, int registered)
     }
     n = frame_text(n, t->name);
     n = frame_text(n, t->desc);
+    n = frame_text(n, tr_mpit_bind_name(t->bind));
     for (int e = 0; e < t->nelements; e++)
         n = frame_text(n, t->elements[e].type_name);
     tr_session_append(TR_FRAME_MPIT, frame, n);

@@ -239,6 +239,12 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
     case TR_FRAME_END:
         load_end(jd, p, bytes);
         break;
+    case TR_FRAME_MPIT:
+        if (tr_jmpit_frame(&jd->mpit, p, bytes)) {
+            ctx->oom = 1;
+            return 1;
+        }
+        break;
     case TR_FRAME_CRASH:
         jd->crashed = 1;
         if (bytes >= 4)
@@ -343,6 +349,10 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         return -1;
     }
     calibrate(jd);
+    for (uint32_t i = 0; i < jd->mpit.nclocks; i++) {
+        jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
+        jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
+    }
     if (jd->nvariables)
         qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_base);
     if (ctx.npieces)
@@ -461,6 +471,7 @@ void tr_journal_data_free(tr_journal_data *jd)
     tr_u64map_free(&jd->user_names);
     tr_u64map_free(&jd->texts);
     tr_u64map_free(&jd->symbol_index);
+    tr_jmpit_free(&jd->mpit);
     memset(jd, 0, sizeof *jd);
 }
 

@@ -11,6 +11,7 @@
 #include "journal/journal_format.h"
 #include "journal/journal_read.h"
 #include "writer/collect.h"
+#include "writer/mpit_load.h"
 #include "writer/u64map.h"
 
 typedef struct tr_jsymbol {
@@ -56,6 +57,7 @@ typedef struct tr_journal_data {
     tr_jloss *losses;      /* pending at the end (drop mode) */
     uint32_t nlosses;
     tr_journal_stats stats;
+    tr_jmpit mpit;         /* MPI_T catalogue, registrations, clock pairs (ns) */
 } tr_journal_data;
 
 /* Reads @path. Returns 0, or -1 with a reason in @err. */

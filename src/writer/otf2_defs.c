@@ -208,6 +208,25 @@ static const struct {
     [TR_ATTR_PARTIAL] = {"partial", "1: only part of the variable is mapped", OTF2_TYPE_UINT8},
     [TR_ATTR_REF_VALUE] = {"ref_value", "what the device reference pointer last received (0 never)",
                            OTF2_TYPE_UINT64},
+    [TR_ATTR_MPIT_TICK] = {"mpit_source_tick", "the MPI_T event's timestamp in its source's ticks, as delivered",
+                           OTF2_TYPE_UINT64},
+    [TR_ATTR_MPIT_TIME_BASE] = {"mpit_time_base",
+                                "how the event's time was found: \"source clock\" (mapped from the tick) or "
+                                "\"host clock at callback\"",
+                                OTF2_TYPE_STRING},
+    [TR_ATTR_MPIT_CALLBACK_TIME] = {"mpit_callback_time", "when tracer's callback ran (trace time, ns)",
+                                    OTF2_TYPE_UINT64},
+    [TR_ATTR_MPIT_REGISTRATION] = {"mpit_registration", "tracer's MPI_T event registration id", OTF2_TYPE_UINT32},
+    [TR_ATTR_MPIT_OBJECT] = {"mpit_object", "handle of the MPI object a bound event type is registered for",
+                             OTF2_TYPE_UINT64},
+    [TR_ATTR_MPIT_ORDER_VIOLATION] = {"mpit_order_violation",
+                                      "1: an ordered source delivered this tick after a later one",
+                                      OTF2_TYPE_UINT8},
+    [TR_ATTR_MPIT_DROPPED] = {"mpit_dropped", "MPI_T events the MPI library dropped (this report)",
+                              OTF2_TYPE_UINT64},
+    [TR_ATTR_MPIT_EVENT_TYPE] = {"mpit_event_type", "MPI_T event type name", OTF2_TYPE_STRING},
+    [TR_ATTR_MPIT_READ_FAILED] = {"mpit_read_failed", "1: an element could not be read; its value is 0",
+                                  OTF2_TYPE_UINT8},
 };
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }
@@ -276,6 +295,7 @@ void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t
     uint32_t s_metric_desc = tr_defs_string(w, "bytes allocated by the OpenMP runtime on the device, not yet deleted");
     uint32_t s_bytes = tr_defs_string(w, "bytes");
     uint32_t s_all = tr_defs_string(w, "all locations");
+    tr_defs_write_mpit(w, 0, 0, 0); /* interns its strings */
 
     for (uint32_t i = 0; i < w->strings.count; i++)
         OTF2_GlobalDefWriter_WriteString(gw, i, w->strings.s[i]);
@@ -303,6 +323,7 @@ void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t
                                                events_per_location[id], (OTF2_LocationGroupRef)(1 + d));
         }
     }
+    tr_defs_write_mpit(w, gw, TR_MPIT_DEFS_LOCATIONS, events_per_location);
 
     for (uint32_t i = 0; i < w->nregions; i++) {
         tr_region_def *r = &w->regions[i];
@@ -318,6 +339,7 @@ void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t
                                            s_bytes);
     OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT,
                                           OTF2_RECORDER_KIND_ABSTRACT);
+    tr_defs_write_mpit(w, gw, TR_MPIT_DEFS_REST, events_per_location);
 
     /* Communicators for the RMA windows: group 0 lists every location, group
      * 1 + d the host threads plus device d's first stream (its last member). */

@@ -250,6 +250,16 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             OTF2_EvtWriter_Leave(c.ew, 0, r->time, region);
             break;
         }
+        case TR_REC_MPI_CALL: {
+            uint32_t region = tr_defs_region_mpi_call(w, r->id);
+            if (r->phase == TR_PHASE_BEGIN) {
+                OTF2_EvtWriter_Enter(c.ew, 0, r->time, region);
+                push(&c, (open_region){TR_REC_MPI_CALL, r->id, region, -1});
+            } else if (!close_region(&c, TR_REC_MPI_CALL, r->id, r->time)) {
+                w->stray_ends++;
+            }
+            break;
+        }
         case TR_REC_LOSS:
             /* Drop mode: the measurement was off from the first to the last
              * dropped event; the gap says how many were lost. */

@@ -79,9 +79,11 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     OTF2_Archive_SetMachineName(ar, w->jd->hostname ? w->jd->hostname : "");
     record_configuration(ar, w->jd);
 
+    tr_mpit_properties(w, ar);
     uint64_t nloc = w->data.nstreams;
     for (size_t d = 0; d < w->ndevices; d++)
         nloc += w->devices[d].nlanes;
+    nloc += w->mpit.nlocs;
     uint64_t *events = calloc(nloc ? nloc : 1, sizeof *events);
     int rc = events ? 0 : -1;
     if (!rc)
@@ -91,6 +93,8 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     for (size_t d = 0; !rc && d < w->ndevices; d++)
         for (uint32_t l = 0; !rc && l < w->devices[d].nlanes; l++)
             rc = tr_events_write_device(w, ar, d, l, &events[w->devices[d].first_location + l]);
+    for (uint32_t i = 0; !rc && i < w->mpit.nlocs; i++)
+        rc = tr_events_write_mpit(w, ar, i, &events[w->mpit.locs[i].location]);
     if (!rc)
         rc = OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
 
@@ -136,7 +140,17 @@ static void writer_free(tr_writer *w)
     tr_u64map_free(&w->region_keys);
     tr_strtab_free(&w->strings);
     tr_link_model_free(&w->links);
+    tr_mpit_model_free(&w->mpit);
     tr_collected_free(&w->data);
+}
+
+/* MPI_T source locations come after the host threads and device streams. */
+static uint64_t mpit_first(const tr_writer *w)
+{
+    uint64_t loc = w->data.nstreams;
+    for (size_t d = 0; d < w->ndevices; d++)
+        loc += w->devices[d].nlanes;
+    return loc;
 }
 
 int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r)
@@ -164,7 +178,7 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
     if (!w.data.records) {
         snprintf(r->error, sizeof r->error, "the journal holds no events");
         rc = -1;
-    } else if (tr_model_build(&w) || tr_link_model_build(&w, &w.links)) {
+    } else if (tr_model_build(&w) || tr_link_model_build(&w, &w.links) || tr_mpit_model_build(&w, mpit_first(&w))) {
         snprintf(r->error, sizeof r->error, "out of memory while analysing events");
         rc = -1;
     } else {

@@ -10,6 +10,7 @@
 #include "writer/collect.h"
 #include "writer/journal_load.h"
 #include "writer/link_model.h"
+#include "writer/mpit_model.h"
 #include "writer/strtab.h"
 #include "writer/u64map.h"
 
@@ -38,6 +39,15 @@ enum tr_attr {
     TR_ATTR_REF_PTR_WRITTEN,
     TR_ATTR_PARTIAL,
     TR_ATTR_REF_VALUE,
+    TR_ATTR_MPIT_TICK,
+    TR_ATTR_MPIT_TIME_BASE,
+    TR_ATTR_MPIT_CALLBACK_TIME,
+    TR_ATTR_MPIT_REGISTRATION,
+    TR_ATTR_MPIT_OBJECT,
+    TR_ATTR_MPIT_ORDER_VIOLATION,
+    TR_ATTR_MPIT_DROPPED,
+    TR_ATTR_MPIT_EVENT_TYPE,
+    TR_ATTR_MPIT_READ_FAILED,
     TR_ATTR_COUNT
 };
 
@@ -97,6 +107,7 @@ typedef struct tr_writer {
     uint64_t target_maps;
     uint64_t lost;           /* events dropped in drop mode */
     tr_link_model links;     /* declare-target-link mappings */
+    tr_mpit_model mpit;      /* MPI_T events, one stream per source */
 } tr_writer;
 
 /* writer_model.c */
@@ -120,6 +131,18 @@ void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t
 OTF2_Type tr_defs_attr_type(enum tr_attr a);
 /* Adds attribute @a with value @v, converted to the attribute's type. */
 void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v);
+
+/* mpit_model.c: after tr_model_build (extends t_min / t_max). */
+int tr_mpit_model_build(tr_writer *w, uint64_t first_location);
+/* TRACER::MPIT::* archive properties. */
+void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar);
+
+/* otf2_mpit.c */
+int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t loc, uint64_t *nevents);
+uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call);
+/* The MPI_T locations, element attributes and the drop metric. */
+enum { TR_MPIT_DEFS_LOCATIONS = 1, TR_MPIT_DEFS_REST = 2 };
+void tr_defs_write_mpit(tr_writer *w, OTF2_GlobalDefWriter *gw, int part, const uint64_t *events_per_location);
 
 /* Location ids: host streams 0..nstreams-1, then each device's lanes. */
 static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { (void)w; return stream; }
