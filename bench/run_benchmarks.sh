@@ -15,6 +15,8 @@
 #   5. peak memory of the 1-thread flood for TRACER_MAX_MEMORY = 4M, 16M,
 #      64M (TRACER_BUFFER_SIZE the same) and TRACER_ENABLE=0, whose flood
 #      also gives the cost of a call when tracing is off
+#   6. the MPI_T event callback (build/bench/mpit_callback, events from the
+#      MPI_T provider test double): ns per event over a no-op callback
 # Takes about 1 minute on a 2-core VM; needs about 3 GB of memory (the OTF2
 # conversion of 20M events, see the table) and 1 GB in $TMPDIR.
 # Numbers depend on what else runs: the load average is printed first.
@@ -201,6 +203,31 @@ for m in "off TRACER_ENABLE=0 (baseline)" "tp1 TRACER_MAX_MEMORY=16M, TRACER_BUF
   row "peak memory, 1-thread 20M flood" "${m#* }" \
     "VmHWM $(calc '%.1f' "$(kv vmhwm_kb "$line") / 1024") MiB while recording ($(calc '%.1f' "$(kv events_per_s "$line") / 1e6")M ev/s); max RSS $(calc '%.0f' "$(kv maxrss_kb "$tm") / 1024") MiB with the OTF2 write at exit"
 done
+
+# --- 6. MPI_T event callback ----------------------------------------------------------
+# Events from the MPI_T provider TEST DOUBLE (no Debian MPI raises any): one
+# registration each way, so the double's delivery costs the same; tracer's
+# callback = (tracer's registration) - (a callback that does nothing).
+double_lib=$build/tests/mpit_double/libmpit_double.so
+if [[ -x $bench/mpit_callback && -f $double_lib ]]; then
+  for ev in ompi.mpi.communicator_created double.weird; do
+    say "MPI_T callback: $ev"
+    t_line=$(TRACER_MPIT_EVENTS=$ev TRACER_OUTPUT=$tmp/mpit-$ev LD_PRELOAD=$build/src/libtracer.so:$double_lib \
+      "$bench/mpit_callback" "$ev" 200000 9 2>&1 | grep '^mpit_callback' || true)
+    n_line=$(LD_PRELOAD=$double_lib "$bench/mpit_callback" noop "$ev" 200000 9 2>&1 | grep '^mpit_callback' || true)
+    if [[ -z $t_line || -z $n_line ]]; then
+      row "MPI_T callback ns/event" "$ev" "FAILED"
+      failed=1
+      continue
+    fi
+    t=$(kv ns_per_raise_median "$t_line")
+    n=$(kv ns_per_raise_median "$n_line")
+    row "MPI_T callback ns/event" "$ev (test double; median of 9 x 200k)" \
+      "$(calc '%.0f' "$t - $n") ns (raise with tracer $t ns, with a no-op callback $n ns)"
+  done
+else
+  row "MPI_T callback ns/event" "-" "skipped: mpit_callback or the MPI_T test double not built"
+fi
 
 # --- the table ----------------------------------------------------------------------
 echo

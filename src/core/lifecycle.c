@@ -69,7 +69,7 @@ static void report_config(const tr_cfg_report *r)
 }
 
 /* The launcher's rank variables: known before MPI_Init, in every process. */
-static int launcher_rank(long *rank)
+int tr_lifecycle_launcher_rank(long *rank)
 {
     static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK",
                                        "SLURM_PROCID"};
@@ -112,7 +112,7 @@ static int configure(void)
     if (errors || !tr_cfg.enable)
         return 0;
     long rank;
-    if (!tr_cfg.ranks.all && launcher_rank(&rank) && !tr_ranges_contains(&tr_cfg.ranks, rank)) {
+    if (!tr_cfg.ranks.all && tr_lifecycle_launcher_rank(&rank) && !tr_ranges_contains(&tr_cfg.ranks, rank)) {
         if (tr_cfg.verbose)
             tr_log("rank %ld is not in TRACER_RANKS; not traced", rank);
         return 0;

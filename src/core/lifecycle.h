@@ -23,6 +23,9 @@ void tr_lifecycle_end(const char *why);
 /* Sets *status and returns 1 when the run ends through exit() (or main's
  * return), whose status is then known; returns 0 otherwise. */
 int tr_lifecycle_exit_status(int *status);
+/* Sets *rank and returns 1 when a launcher (mpiexec, srun) gave this
+ * process a rank in its environment (PMI_RANK, PMIX_RANK, ...). */
+int tr_lifecycle_launcher_rank(long *rank);
 /* Installed by the session before activation: @start runs once tracing is
  * configured (returning nonzero leaves the run untraced), @end once at the
  * end. */

@@ -68,7 +68,9 @@ static size_t frame_put(size_t n, const void *p, size_t len)
 
 static size_t frame_text(size_t n, const char *t)
 {
-    size_t len = strnlen(t ? t : "", 2000);
+    size_t len = t ? strlen(t) : 0; /* texts here are all terminated */
+    if (len > 2000)
+        len = 2000;
     if (n + len + 1 > sizeof frame)
         return n;
     memcpy(frame + n, t ? t : "", len);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/lifecycle.h"
 #include "core/log.h"
 
 #define MAX_SUFFIX 1000
@@ -133,6 +134,13 @@ int tr_output_dir_create(char *dir, size_t size, int *created)
         localtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
         snprintf(base, sizeof base, "tracer-%s-%s-%ld", exe, stamp, (long)getpid());
+    }
+    /* Ranks of one job share TRACER_OUTPUT: each gets its own archive,
+     * named by its rank, so none takes another's name or a suffix. */
+    long rank;
+    if (tr_lifecycle_launcher_rank(&rank)) {
+        size_t n = strlen(base);
+        snprintf(base + n, sizeof base - n, ".rank%ld", rank);
     }
     const char *why = "already holds a trace";
     for (int i = 0; i < MAX_SUFFIX; i++) {
