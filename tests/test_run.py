@@ -171,9 +171,12 @@ def case_f(c, cwd):
         x.check_no_signal(c, rc, label)
         c.equal(rc, 0, "%s: exit code (stderr %r)" % (label, err[-500:]))
         c.equal(out, x.USER_API_STDOUT * 2, "%s: stdout" % label)
-        for path in (d, d + ".1"):
+        # Each rank's archive is named after its launcher rank.
+        for path in (d + ".rank0", d + ".rank1"):
             c.check(os.path.isfile(os.path.join(path, "traces.otf2")), "%s: no trace in %s" % (label, path))
-        c.check(not os.path.exists(d + ".2"), "%s: a third trace %s.2" % (label, d))
+        for path in (d, d + ".1", d + ".rank2"):
+            c.check(not os.path.exists(path), "%s: an unexpected trace %s" % (label, path))
+        c.check("tracer:" not in err, "%s: tracer: lines on stderr: %r" % (label, err[-300:]))
         c.equal(os.listdir(work), [], "%s: files in the working directory" % label)
 
 

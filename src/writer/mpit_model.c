@@ -183,6 +183,8 @@ static int by_time(const void *a, const void *b)
  * callbacks), counting an ordered source's ticks that go back. */
 static void map_events(tr_mpit_loc *l)
 {
+    if (!l->n)
+        return;
     qsort(l->items, l->n, sizeof *l->items, by_callback);
     long double per = l->src ? period(l->src) : 0, prev = -1;
     uint64_t kmin = UINT64_MAX, kmax = 0;

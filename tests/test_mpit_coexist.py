@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""programs/mpit_app_tool.c: an application that is itself an MPI_T event
+tool, traced. tracer's MPI_T session and the application's must not disturb
+each other, and the application's MPI_T_finalize (before MPI_Finalize) must
+not end tracer's.
+
+TEST DOUBLE: MPICH 4.0.2 raises no MPI_T events, so libmpit_double.so
+(tests/mpit_double, see mpit_double.h) provides them; its MPIT_DOUBLE_LOG is
+the ground truth: one line per raised instance with the number of callbacks
+it was delivered to.
+
+The application initializes MPI_T before MPI_Init, registers its own callback
+for ompi.mpi.communicator_created, does MPI_Init and 3 x MPI_Comm_dup + free,
+frees its handle, calls MPI_T_finalize, then dups and frees one more
+communicator and calls MPI_Finalize; it prints every MPI_T return code and
+how many callbacks it got.
+
+Runs (singletons, no mpiexec):
+  alone   LD_PRELOAD=<sanitizer runtimes>:libmpit_double.so
+  traced  LD_PRELOAD=<sanitizer runtimes>:libtracer.so:libmpit_double.so
+Checks:
+  - both: exit status 0, the expected stdout (every MPI_T call returned
+    MPI_SUCCESS, 8 event types found, callbacks=3), nothing on stderr;
+    traced stdout == alone stdout;
+  - alone's log: 4 communicator_created raises delivered to 1, 1, 1, 0
+    callbacks (only the application's registration);
+  - traced log: the same 4 raises delivered to 2, 2, 2, 1 (application +
+    tracer, then tracer alone after the application's MPI_T_finalize); the
+    application's count (3) + the trace's count of
+    ompi.mpi.communicator_created instances (4) = the callbacks the double
+    invoked for them;
+  - the trace holds exactly the instances the double delivered to tracer:
+    per event type, the same source ticks (mpit_source_tick) and element
+    values ("<type>[i]" attributes) in order, on an "MPI_T source ..."
+    location (ompi.mpi.* types are raised on source "ompi"); MPI_Init and
+    MPI_Finalize once each on host thread 0; TRACER::MPIT::STATUS names
+    MPICH and the double's 2 sources and 8 event types.
+"""
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import harness as h  # noqa: E402
+import cfgtest as ct  # noqa: E402
+from otf2.enums import LocationType  # noqa: E402
+
+CREATED = "ompi.mpi.communicator_created"
+WANT_STDOUT = (
+    "mpit_app_tool: MPI_T_init_thread rc=0\n"
+    "mpit_app_tool: MPI_T_event_get_num rc=0 types=8 ompi.mpi.communicator_created found=1\n"
+    "mpit_app_tool: MPI_T_event_handle_alloc rc=0\n"
+    "mpit_app_tool: MPI_T_event_register_callback rc=0\n"
+    "mpit_app_tool: after 3 dups: callbacks=3\n"
+    "mpit_app_tool: MPI_T_event_handle_free rc=0 free_cb=1\n"
+    "mpit_app_tool: MPI_T_finalize rc=0\n"
+    "mpit_app_tool: callbacks=3 wrong_size=0\n")
+APP_COUNT_RE = re.compile(r"^mpit_app_tool: callbacks=(\d+) ", re.M)
+
+
+def parse(line):
+    kind, _, rest = line.partition(" ")
+    return kind, dict(kv.split("=", 1) for kv in rest.split())
+
+
+def san_preload():
+    return [p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", "")) if p]
+
+
+class Run:
+    def __init__(self, label, d, output, proc):
+        self.what = label
+        self.dir = d
+        self.output = output
+        self.rc = proc.returncode if proc else None
+        self.out = proc.stdout.decode(errors="replace") if proc else ""
+        self.err = proc.stderr.decode(errors="replace") if proc else "TIMEOUT"
+        self.log = []
+
+    def describe(self):
+        return "--- %s: rc=%r\nstdout:\n%s\nstderr:\n%s" % (self.what, self.rc, self.out, self.err[-4000:])
+
+
+def run(tmp, label, with_tracer):
+    d = os.path.join(tmp, label)
+    cwd = os.path.join(d, "cwd")
+    os.makedirs(cwd)
+    output = os.path.join(d, "out")
+    env = h.base_env()
+    for k in [k for k in env if k.startswith("MPIT_DOUBLE_")]:
+        del env[k]
+    env["MPIT_DOUBLE_LOG"] = os.path.join(d, "double.%p.log")
+    libs = san_preload() + ([h.env_path("TEST_TRACER_LIB")] if with_tracer else []) + \
+        [h.env_path("TEST_MPIT_DOUBLE_LIB")]
+    env["LD_PRELOAD"] = ":".join(libs)
+    env["TRACER_OUTPUT"] = output
+    try:
+        p = subprocess.run([h.env_path("TEST_BIN")], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+    except subprocess.TimeoutExpired:
+        p = None
+    r = Run(label, d, output, p)
+    logs = glob.glob(os.path.join(d, "double.*.log"))
+    if len(logs) == 1:
+        with open(logs[0]) as f:
+            r.log = [parse(l) for l in f.read().splitlines() if l]
+    r.nlogs = len(logs)
+    return r
+
+
+def check_run(c, r):
+    c.equal(r.rc, 0, "%s: exit status" % r.what)
+    c.equal(r.out, WANT_STDOUT, "%s: stdout" % r.what)
+    for m in h.SANITIZER_MARKERS:
+        c.check(m not in r.err, "%s: sanitizer report %r in stderr" % (r.what, m))
+    c.equal(r.err, "", "%s: stderr" % r.what)
+    c.equal(r.nlogs, 1, "%s: MPIT_DOUBLE_LOG files" % r.what)
+    c.equal(os.listdir(os.path.join(r.dir, "cwd")), [], "%s: files in the cwd" % r.what)
+
+
+def raises(r, name=None):
+    return [f for k, f in r.log if k == "raise" and (name is None or f["name"] == name)]
+
+
+def trace_instances(c, t):
+    """{type name: [(tick, values)]} of the MPI_T event instances in the
+    trace, in time order per source location."""
+    out = collections.defaultdict(list)
+    sources = [loc for loc in t.locations if loc.name.startswith("MPI_T source ")]
+    c.check(sources, "no 'MPI_T source ...' location: %r" % [l.name for l in t.locations])
+    for loc in sources:
+        c.equal(loc.type, LocationType.CPU_THREAD, "type of location %r" % loc.name)
+        for _, ev in t.enters(location=loc):
+            name = ev.region.canonical_name
+            values = []
+            i = 0
+            while True:
+                v = h.Trace.attr(ev, "%s[%d]" % (name, i))
+                if v is None:
+                    break
+                values.append(str(v))
+                i += 1
+            out[(loc.name, name)].append((h.Trace.attr(ev, "mpit_source_tick"), ",".join(values)))
+    return out
+
+
+def check(c, tmp, runs):
+    alone = run(tmp, "alone", with_tracer=False)
+    runs.append(alone)
+    traced = run(tmp, "traced", with_tracer=True)
+    runs.append(traced)
+    check_run(c, alone)
+    check_run(c, traced)
+    c.equal(traced.out, alone.out, "stdout with tracer (vs without)")
+    c.check(not os.path.exists(alone.output), "alone: a trace was written without tracer")
+
+    # Ground truth: who got each communicator_created instance.
+    c.equal([f["delivered"] for f in raises(alone, CREATED)], ["1", "1", "1", "0"],
+            "alone: callbacks per %s raise (the application's only)" % CREATED)
+    created = raises(traced, CREATED)
+    c.equal([f["delivered"] for f in created], ["2", "2", "2", "1"],
+            "traced: callbacks per %s raise (application + tracer, then tracer alone)" % CREATED)
+    m = APP_COUNT_RE.search(traced.out)
+    app_count = int(m.group(1)) if m else None
+
+    anchor = os.path.join(traced.output, "traces.otf2")
+    if not c.check(os.path.isfile(anchor), "traced: no archive at %s" % anchor):
+        return
+    t = h.open_checked_trace(c, "traced", anchor)
+    if t is None:
+        return
+    got = trace_instances(c, t)
+    got_created = [v for (loc, name), v in got.items() if name == CREATED]
+    n_created = sum(len(v) for v in got_created)
+    c.equal(n_created, 4, "%s instances in the trace" % CREATED)
+    if app_count is not None:
+        c.equal(app_count + n_created, sum(int(f["delivered"]) for f in created),
+                "application's callbacks + the trace's %s instances vs callbacks the double "
+                "invoked" % CREATED)
+
+    # Every instance tracer was given is in the trace, unchanged.
+    want = collections.defaultdict(list)
+    n_seen = 0
+    for f in raises(traced):
+        mine = int(f["delivered"])
+        if f["name"] == CREATED:
+            n_seen += 1
+            if n_seen <= 3:
+                mine -= 1      # the application's registration took one
+        want[("MPI_T source ompi" if f["source"] == "0" else "MPI_T source ompi.unordered", f["name"])] \
+            += [(int(f["tick"]), f["values"])] * mine
+    c.equal({k: v for k, v in got.items() if v}, {k: v for k, v in want.items() if v},
+            "trace: (source location, event type) -> [(source tick, element values)]")
+    c.check(set(n for _, n in want) >= {"ompi.mpi.initialization", CREATED, "ompi.mpi.communicator_freed",
+                                        "ompi.mpi.finalization"},
+            "the double raised fewer event types than expected: %r" % sorted(want))
+
+    host0 = [l for l in t.cpu_threads() if l.name == "host thread 0"]
+    if c.check(host0, "no 'host thread 0' location"):
+        cnt = t.count_enters(host0[0])
+        c.equal((cnt.get("MPI_Init", 0), cnt.get("MPI_Finalize", 0)), (1, 1),
+                "(MPI_Init, MPI_Finalize) regions on host thread 0")
+    status = ct.properties(c, anchor, "traced").get("TRACER::MPIT::STATUS", "")
+    c.check(re.fullmatch(r"MPICH.*: MPI_T events: 2 sources, 8 event types, \d+ registrations live", status),
+            "TRACER::MPIT::STATUS %r" % status)
+
+
+def main():
+    c = h.Checker("mpit_coexist")
+    tmp = tempfile.mkdtemp(prefix="tracer-test-mpit-coexist-")
+    runs = []
+    try:
+        check(c, tmp, runs)
+    finally:
+        if c.failures:
+            for r in runs:
+                print(r.describe())
+        if os.environ.get("TEST_KEEP"):
+            print("kept", tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
