@@ -58,6 +58,11 @@ struct tr_summary {
     struct tr_kernel_count *link_maps; /* name = variable */
     size_t n_link_maps;
     uint64_t stale_link_pointers;
+    /* MPI_T: sources the MPI reported, events recorded and drops reported,
+     * from the TRACER::MPIT::SOURCE::* properties; locations named
+     * "MPI_T source ..." are not host threads. */
+    uint64_t mpit_sources, mpit_events, mpit_dropped, mpit_order_violations;
+    char mpit_status[256]; /* TRACER::MPIT::STATUS, "" when absent */
 };
 
 /* Canonical region name of a target kind ("target enter data nowait"). */

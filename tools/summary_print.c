@@ -112,6 +112,18 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s)
     if (s->stale_link_pointers)
         fprintf(fp, "stale link pointers: %llu (device code would use an old address)\n",
                 (unsigned long long)s->stale_link_pointers);
+    if (s->mpit_status[0]) {
+        fprintf(fp, "MPI_T: %llu %s on %llu %s", (unsigned long long)s->mpit_events,
+                tr_plural(s->mpit_events, "event", "events"), (unsigned long long)s->mpit_sources,
+                tr_plural(s->mpit_sources, "source", "sources"));
+        if (s->mpit_dropped)
+            fprintf(fp, ", %llu dropped by the MPI", (unsigned long long)s->mpit_dropped);
+        if (s->mpit_order_violations)
+            fprintf(fp, ", %llu out of order", (unsigned long long)s->mpit_order_violations);
+        fputs(" (", fp);
+        tr_put_clean(fp, s->mpit_status);
+        fputs(")\n", fp);
+    }
     if (s->run_end[0] && strcmp(s->run_end, "normal end"))
         fprintf(fp, "run: %s (trace recovered from its journal)\n", s->run_end);
     if (s->small_to_device.count || s->small_from_device.count)
@@ -189,6 +201,14 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
             fprintf(fp, ":%llu", (unsigned long long)s->link_maps[i].count);
         }
         fprintf(fp, "},\"stale_link_pointers\":%llu", (unsigned long long)s->stale_link_pointers);
+    }
+    if (s->mpit_status[0]) {
+        fprintf(fp, ",\"mpit\":{\"sources\":%llu,\"events\":%llu,\"dropped\":%llu,\"order_violations\":%llu,"
+                    "\"status\":",
+                (unsigned long long)s->mpit_sources, (unsigned long long)s->mpit_events,
+                (unsigned long long)s->mpit_dropped, (unsigned long long)s->mpit_order_violations);
+        tr_json_string(fp, s->mpit_status);
+        fputc('}', fp);
     }
     fputs("}\n", fp);
 }

@@ -125,6 +125,17 @@ static const char *tr_str(const struct tr_state *st, uint32_t ref)
     return s ? s->s : NULL;
 }
 
+/* tr_str() before the strings are sorted (while definitions are read):
+ * a linear search. */
+static const char *tr_str_any(const struct tr_state *st, uint32_t ref)
+{
+    const struct tr_string *s = st->strings.v;
+    for (size_t i = st->strings.n; i-- > 0;)
+        if (s[i].id == ref)
+            return s[i].s;
+    return NULL;
+}
+
 /* ---- OTF2 error capture ---------------------------------------------- */
 
 /* OTF2 prints its errors to stderr by default; keep the first one instead
@@ -256,7 +267,6 @@ static OTF2_CallbackCode tr_def_location(void *user, OTF2_LocationRef self, OTF2
                                          OTF2_LocationType type, uint64_t n_events,
                                          OTF2_LocationGroupRef group)
 {
-    (void)name;
     (void)n_events;
     (void)group;
     struct tr_state *st = user;
@@ -266,7 +276,10 @@ static OTF2_CallbackCode tr_def_location(void *user, OTF2_LocationRef self, OTF2
         return OTF2_CALLBACK_INTERRUPT;
     }
     *loc = self;
-    if (type == OTF2_LOCATION_TYPE_CPU_THREAD)
+    /* Strings precede locations in a global definition file. */
+    const char *lname = tr_str_any(st, name);
+    int mpit_source = lname && strncmp(lname, "MPI_T source ", 13) == 0;
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && !mpit_source)
         st->out->host_threads++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -608,6 +621,26 @@ static void tr_read_small_transfers(OTF2_Reader *rd, struct tr_summary *out)
             end)
             snprintf(out->run_end, sizeof out->run_end, "%s", end);
         free(end);
+    }
+    for (uint32_t i = 0; have && i < n; i++) {
+        char *value = NULL;
+        int status = strcmp(have[i], "TRACER::MPIT::STATUS") == 0;
+        int source = strncmp(have[i], "TRACER::MPIT::SOURCE::", 22) == 0;
+        if ((!status && !source) || OTF2_Reader_GetProperty(rd, have[i], &value) != OTF2_SUCCESS || !value) {
+            free(value);
+            continue;
+        }
+        if (status) {
+            snprintf(out->mpit_status, sizeof out->mpit_status, "%s", value);
+        } else {
+            const char *e = strstr(value, "; events="), *d = strstr(value, "; dropped="),
+                       *v = strstr(value, "; order_violations=");
+            out->mpit_sources++;
+            out->mpit_events += e ? strtoull(e + 9, 0, 10) : 0;
+            out->mpit_dropped += d ? strtoull(d + 10, 0, 10) : 0;
+            out->mpit_order_violations += v ? strtoull(v + 19, 0, 10) : 0;
+        }
+        free(value);
     }
     for (uint32_t i = 0; have && i < n; i++)
         for (int d = 0; d < 2; d++) {

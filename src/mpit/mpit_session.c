@@ -83,6 +83,9 @@ static void journal_status(const char *what)
     char text[MPI_MAX_LIBRARY_VERSION_STRING + 256];
     size_t line = strcspn(library, "\n");
     snprintf(text, sizeof text, "%.*s: %s", (int)line, library[0] ? library : "no MPI library", what);
+    for (char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = ' '; /* MPICH's version text has tabs */
     size_t n = frame_start(TR_MPIT_FRAME_STATUS);
     n = frame_text(n, text);
     tr_session_append(TR_FRAME_MPIT, frame, n);
@@ -91,8 +94,8 @@ static void journal_status(const char *what)
 static void journal_catalogue_status(void)
 {
     char what[200];
-    snprintf(what, sizeof what, "MPI_T events: %d sources, %d event types, %u registrations live", cat.nsources,
-             cat.ntypes, nregs_live);
+    snprintf(what, sizeof what, "MPI_T events: %d sources, %d event types, %u registrations made, %u live",
+             cat.nsources, cat.ntypes, next_reg_id - 1, nregs_live);
     journal_status(what);
 }
 

@@ -285,7 +285,13 @@ int tr_mpit_model_build(tr_writer *w, uint64_t first_location)
         m->nlocs--;
     for (uint32_t i = 0; i < m->nlocs; i++) {
         tr_mpit_loc *l = &m->locs[i];
-        l->location = first_location + i;
+        /* A source that delivered nothing gets no location (its properties
+         * still describe it): OTF2 3.0.2's reader misbehaves on a location
+         * whose event file is empty. */
+        if (l->n) {
+            l->has_location = 1;
+            l->location = first_location + m->nlocated++;
+        }
         fit_clock(w, l);
         map_events(l);
         if (l->n) {

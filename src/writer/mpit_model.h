@@ -31,7 +31,8 @@ typedef struct tr_mpit_loc {
     uint64_t wraps;
     double max_residual_ns;
     uint64_t events, dropped, violations;
-    uint64_t location;          /* OTF2 location id */
+    uint64_t location;          /* OTF2 location id; only a source with events has one */
+    int has_location;
 } tr_mpit_loc;
 
 typedef struct tr_mpit_attr {
@@ -42,6 +43,7 @@ typedef struct tr_mpit_attr {
 typedef struct tr_mpit_model {
     tr_mpit_loc *locs;
     uint32_t nlocs;
+    uint32_t nlocated;          /* sources with a location (and events) */
     uint32_t *type_attr;        /* per jd->mpit.types[i]: attribute id of element 0 */
     tr_mpit_attr *attrs;        /* ids attr_base + k */
     uint32_t nattrs, attr_base;

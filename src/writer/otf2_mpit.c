@@ -184,6 +184,8 @@ void tr_defs_write_mpit(tr_writer *w, OTF2_GlobalDefWriter *gw, int part, const 
     char buf[300];
     for (uint32_t i = 0; i < m->nlocs; i++) {
         const tr_mpit_loc *l = &m->locs[i];
+        if (!l->has_location)
+            continue;
         snprintf(buf, sizeof buf, "MPI_T source %.200s", l->src ? l->src->name : "(unknown)");
         uint32_t s = tr_defs_string(w, buf);
         if (gw && part == TR_MPIT_DEFS_LOCATIONS)
@@ -198,7 +200,7 @@ void tr_defs_write_mpit(tr_writer *w, OTF2_GlobalDefWriter *gw, int part, const 
     for (uint32_t k = 0; k < m->nattrs; k++)
         OTF2_GlobalDefWriter_WriteAttribute(gw, m->attr_base + k, m->attrs[k].name, m->attrs[k].description,
                                             m->attrs[k].type);
-    if (m->nlocs) {
+    if (m->nlocated) {
         OTF2_MetricMemberRef member = MPIT_DROP_METRIC;
         OTF2_GlobalDefWriter_WriteMetricMember(gw, MPIT_DROP_METRIC, s_name, s_desc, OTF2_METRIC_TYPE_OTHER,
                                                OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,

@@ -83,7 +83,7 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     uint64_t nloc = w->data.nstreams;
     for (size_t d = 0; d < w->ndevices; d++)
         nloc += w->devices[d].nlanes;
-    nloc += w->mpit.nlocs;
+    nloc += w->mpit.nlocated;
     uint64_t *events = calloc(nloc ? nloc : 1, sizeof *events);
     int rc = events ? 0 : -1;
     if (!rc)
@@ -94,7 +94,8 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
         for (uint32_t l = 0; !rc && l < w->devices[d].nlanes; l++)
             rc = tr_events_write_device(w, ar, d, l, &events[w->devices[d].first_location + l]);
     for (uint32_t i = 0; !rc && i < w->mpit.nlocs; i++)
-        rc = tr_events_write_mpit(w, ar, i, &events[w->mpit.locs[i].location]);
+        if (w->mpit.locs[i].has_location)
+            rc = tr_events_write_mpit(w, ar, i, &events[w->mpit.locs[i].location]);
     if (!rc)
         rc = OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
 
