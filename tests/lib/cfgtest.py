@@ -86,8 +86,11 @@ class Result:
 
     @property
     def nothing_written(self):
-        """Neither TRACER_OUTPUT nor anything in the cwd was created."""
-        return not os.path.lexists(self.output) and not os.listdir(self.cwd)
+        """Neither TRACER_OUTPUT (with or without a .rank<N> suffix) nor
+        anything in the cwd was created: the run directory holds only cwd."""
+        run_dir = os.path.dirname(self.output)
+        return (not os.path.lexists(self.output) and not os.listdir(self.cwd)
+                and os.listdir(run_dir) == [os.path.basename(self.cwd)])
 
     def trace(self):
         if self._trace is None:
@@ -99,6 +102,9 @@ class Result:
                 % (self.what, self.rc, self.out, self.err[-3000:], self.output,
                    os.listdir(self.output) if os.path.isdir(self.output) else None,
                    os.listdir(self.cwd)))
+
+
+LAUNCHER_RANK_VARS = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID")
 
 
 class Runner:
@@ -134,6 +140,10 @@ class Runner:
         t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         if what is None:
             what = "%s %s" % (prog.name, " ".join("%s=%r" % kv for kv in (env or {}).items()))
+        # A process with a launcher rank writes to <TRACER_OUTPUT>.rank<N>.
+        rank = next((e[v] for v in LAUNCHER_RANK_VARS if e.get(v)), None)
+        if rank is not None and output:
+            out += ".rank%s" % rank
         return Result(what, cwd, out, p, t0, t1)
 
     def cleanup(self):
