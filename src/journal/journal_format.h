@@ -31,6 +31,11 @@
  *           REG     tr_journal_mpit_reg: a registration (callback) made
  *           CLOCK   tr_journal_mpit_clock: a source tick between two host ticks
  *           UNREG   tr_journal_mpit_reg: a registration freed (its object was)
+ *   MPI_RANK tr_journal_mpi_rank: the process is rank `rank` of an MPI job of
+ *           `size` ranks (written after MPI_Init; a journal without one is
+ *           not part of a job)
+ *   CLOCK_OFFSET tr_journal_clock_offset: this process's CLOCK_MONOTONIC
+ *           against rank 0's, measured by ping-pong (minimum round trip)
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H
@@ -52,7 +57,24 @@ enum tr_frame_type {
     TR_FRAME_CRASH = 7,
     TR_FRAME_VARIABLE = 8,
     TR_FRAME_MPIT = 9,
+    TR_FRAME_MPI_RANK = 10,
+    TR_FRAME_CLOCK_OFFSET = 11,
 };
+
+typedef struct tr_journal_mpi_rank {
+    int32_t rank, size;
+    uint64_t reserved[2];
+} tr_journal_mpi_rank;
+
+/* rank 0's CLOCK_MONOTONIC = local CLOCK_MONOTONIC + offset_ns, at local
+ * time local_ns, to within +-rtt_ns / 2. Rank 0's own offset is 0. */
+typedef struct tr_journal_clock_offset {
+    uint64_t local_ns;
+    int64_t offset_ns;
+    uint64_t rtt_ns;
+    uint32_t when;  /* 1 MPI_Init, 2 MPI_Finalize */
+    uint32_t pad;
+} tr_journal_clock_offset;
 
 enum tr_mpit_frame {
     TR_MPIT_FRAME_STATUS = 1,
