@@ -29,18 +29,38 @@ Checks:
     application's count (3) + the trace's count of
     ompi.mpi.communicator_created instances (4) = the callbacks the double
     invoked for them;
-  - the trace holds exactly the instances the double delivered to tracer:
-    per event type, the same source ticks (mpit_source_tick) and element
-    values ("<type>[i]" attributes) in order, on an "MPI_T source ..."
-    location (ompi.mpi.* types are raised on source "ompi"); MPI_Init and
-    MPI_Finalize once each on host thread 0; TRACER::MPIT::STATUS names
-    MPICH and the double's 2 sources and 8 event types.
+  - the archive is the job archive of a singleton (docs/trace-model.md, "An
+    MPI job's archive"): TRACER_OUTPUT/traces.otf2, one PROCESS group
+    "rank 0", TRACER::JOB::RANKS = "1/1", TRACER::JOB::RANK0::PROCESS =
+    "pid <the double's log's pid> on <host>";
+  - the trace holds exactly the instances the double delivered to tracer
+    BEFORE the rank's MPI_Finalize: per event type, the same source ticks
+    (mpit_source_tick) and element values ("<type>[i]" attributes) in order,
+    on an "MPI_T source ..." location of rank 0 (ompi.mpi.* types are raised
+    on source "ompi"). Recording ends in tracer's MPI_Finalize wrapper,
+    before the double's MPI_Finalize runs ("What is not seen"), and without
+    MPIT_DOUBLE_SCRIPT the double raises exactly ompi.mpi.finalization
+    there, first thing. Criterion: the log's raises before its first
+    ompi.mpi.finalization raise are "before MPI_Finalize"; the rest must be
+    that one raise, still delivered to tracer (delivered=1) yet not in the
+    trace. Cross-checked with the clock: the former raised no later than
+    MPI_Finalize's Enter, the latter no earlier than the rank's last stamp
+    (20 us slack);
+  - MPI_Init and MPI_Finalize once each on host thread 0; MPI_Finalize's
+    Leave is the only one with incomplete=1; ProgramEnd's exit status is
+    OTF2_UNDEFINED_INT64;
+  - TRACER::MPIT::RANK0::STATUS names MPICH and the double's 2 sources and
+    8 event types, with K registrations made and L live, K >= L >= 9 (the 7
+    unbound types' and the bound type's on MPI_COMM_WORLD and MPI_COMM_SELF
+    are live until after the real MPI_Finalize); no TRACER::MPIT::
+    property other than rank 0's.
 """
 import collections
 import glob
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -48,9 +68,14 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import cfgtest as ct  # noqa: E402
-from otf2.enums import LocationType  # noqa: E402
+from otf2_trace import RankView  # noqa: E402
+import otf2  # noqa: E402
+from otf2.enums import LocationGroupType, LocationType  # noqa: E402
 
 CREATED = "ompi.mpi.communicator_created"
+FINALIZATION = "ompi.mpi.finalization"
+SLACK_NS = 20000   # tracer's stamps (TSC converted to CLOCK_MONOTONIC) vs its direct reads
+UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 WANT_STDOUT = (
     "mpit_app_tool: MPI_T_init_thread rc=0\n"
     "mpit_app_tool: MPI_T_event_get_num rc=0 types=8 ompi.mpi.communicator_created found=1\n"
@@ -174,7 +199,21 @@ def check(c, tmp, runs):
     t = h.open_checked_trace(c, "traced", anchor)
     if t is None:
         return
-    got = trace_instances(c, t)
+    # An MPI process's archive is its job's archive (a singleton: a job of
+    # one rank): group "rank 0", whose pid is the double's log's.
+    groups = sorted(g.name for g in t.definitions.location_groups
+                    if g.location_group_type == LocationGroupType.PROCESS)
+    c.equal(groups, ["rank 0"], "traced: PROCESS location groups")
+    props = ct.properties(c, anchor, "traced")
+    c.equal(props.get("TRACER::JOB::RANKS"), "1/1", "traced: property TRACER::JOB::RANKS")
+    pids = sorted({f["pid"] for f in raises(traced)})
+    c.equal(props.get("TRACER::JOB::RANK0::PROCESS"),
+            "pid %s on %s" % (pids[0] if len(pids) == 1 else pids, socket.gethostname()),
+            "traced: property TRACER::JOB::RANK0::PROCESS (the pid in the double's log)")
+    v = RankView(t, 0)
+    c.equal(sorted(l.name for l in t.locations), sorted(l.name for l in v.locations),
+            "traced: locations outside rank 0's groups")
+    got = trace_instances(c, v)
     got_created = [v for (loc, name), v in got.items() if name == CREATED]
     n_created = sum(len(v) for v in got_created)
     c.equal(n_created, 4, "%s instances in the trace" % CREATED)
@@ -183,10 +222,38 @@ def check(c, tmp, runs):
                 "application's callbacks + the trace's %s instances vs callbacks the double "
                 "invoked" % CREATED)
 
-    # Every instance tracer was given is in the trace, unchanged.
+    # The trace holds exactly the instances the double delivered to tracer
+    # BEFORE the rank's MPI_Finalize, unchanged: recording ends in tracer's
+    # MPI_Finalize wrapper, before it calls the next MPI_Finalize (docs/
+    # trace-model.md, "What is not seen"), which here is the double's
+    # (preloaded after libtracer.so). No MPIT_DOUBLE_SCRIPT is set, so the
+    # double raises exactly one instance in its MPI_Finalize, first thing:
+    # ompi.mpi.finalization (mpit_double.c, header). Criterion: the raises
+    # logged before the first ompi.mpi.finalization raise are those before
+    # MPI_Finalize; that one and any after it were raised inside it. The
+    # split is cross-checked with the clock: the raises before it happened
+    # no later than MPI_Finalize's Enter, the ones inside it no earlier
+    # than the rank's last stamp (the end of its recording), within SLACK_NS
+    # (the trace's stamps vs the double's direct CLOCK_MONOTONIC reads).
+    log = raises(traced)
+    cut = next((i for i, f in enumerate(log) if f["name"] == FINALIZATION), len(log))
+    before, inside = log[:cut], log[cut:]
+    c.equal([f["name"] for f in inside], [FINALIZATION],
+            "raises inside MPI_Finalize (the double raises ompi.mpi.finalization there, nothing else)")
+    c.equal([f["delivered"] for f in inside], ["1"],
+            "callbacks per raise inside MPI_Finalize (tracer's registration is still live: it is freed after "
+            "the real MPI_Finalize; the trace is already written)")
+    fin = [(e.time, l.time) for _, e, l in v.intervals("MPI_Finalize")]
+    times = [ev.time for evs in v.events.values() for ev in evs]
+    if len(fin) == 1 and times:
+        late = [(f["name"], int(f["raise_ns"])) for f in before if int(f["raise_ns"]) > fin[0][0] + SLACK_NS]
+        c.equal(late, [], "raises counted as before MPI_Finalize but raised after its Enter (%d)" % fin[0][0])
+        early = [(f["name"], int(f["raise_ns"])) for f in inside if int(f["raise_ns"]) < max(times) - SLACK_NS]
+        c.equal(early, [], "raises counted as inside MPI_Finalize but raised before the rank's recording ended "
+                "(%d)" % max(times))
     want = collections.defaultdict(list)
     n_seen = 0
-    for f in raises(traced):
+    for f in before:
         mine = int(f["delivered"])
         if f["name"] == CREATED:
             n_seen += 1
@@ -195,19 +262,32 @@ def check(c, tmp, runs):
         want[("MPI_T source ompi" if f["source"] == "0" else "MPI_T source ompi.unordered", f["name"])] \
             += [(int(f["tick"]), f["values"])] * mine
     c.equal({k: v for k, v in got.items() if v}, {k: v for k, v in want.items() if v},
-            "trace: (source location, event type) -> [(source tick, element values)]")
-    c.check(set(n for _, n in want) >= {"ompi.mpi.initialization", CREATED, "ompi.mpi.communicator_freed",
-                                        "ompi.mpi.finalization"},
-            "the double raised fewer event types than expected: %r" % sorted(want))
+            "trace: (source location, event type) -> [(source tick, element values)] (vs the double's "
+            "deliveries to tracer before MPI_Finalize)")
+    c.check(set(n for _, n in want) >= {"ompi.mpi.initialization", CREATED, "ompi.mpi.communicator_freed"},
+            "the double raised fewer event types than expected before MPI_Finalize: %r" % sorted(want))
+    c.check(not [k for k in got if k[1] == FINALIZATION], "%s (raised in MPI_Finalize) in the trace" % FINALIZATION)
 
-    host0 = [l for l in t.cpu_threads() if l.name == "host thread 0"]
-    if c.check(host0, "no 'host thread 0' location"):
-        cnt = t.count_enters(host0[0])
+    host0 = [l for l in v.cpu_threads() if l.name == "host thread 0"]
+    if c.check(host0, "no 'host thread 0' location in group 'rank 0'"):
+        cnt = v.count_enters(host0[0])
         c.equal((cnt.get("MPI_Init", 0), cnt.get("MPI_Finalize", 0)), (1, 1),
                 "(MPI_Init, MPI_Finalize) regions on host thread 0")
-    status = ct.properties(c, anchor, "traced").get("TRACER::MPIT::STATUS", "")
-    c.check(re.fullmatch(r"MPICH.*: MPI_T events: 2 sources, 8 event types, \d+ registrations made, 0 live", status),
-            "TRACER::MPIT::STATUS %r" % status)
+        # Recording ends inside MPI_Finalize: its Leave is incomplete, the
+        # exit status unknown (docs/trace-model.md, "Events, per rank").
+        c.equal([(l.name, ev.region.canonical_name) for l, ev in v.incomplete_leaves()],
+                [("host thread 0", "MPI_Finalize")], "traced: Leaves with incomplete=1")
+        c.equal([ev.exit_status for _, ev in v.events_of(otf2.events.ProgramEnd, host0[0])], [UNDEFINED_INT64],
+                "traced: ProgramEnd exit status (undefined)")
+    # MPI_T properties are per rank; none without a rank. At the last
+    # catalogue check (after MPI_Init, inside the recording) tracer's 7
+    # unbound registrations and the bound type's on MPI_COMM_WORLD and
+    # MPI_COMM_SELF are live: they are freed only after the real MPI_Finalize.
+    c.equal([k for k in props if k.startswith("TRACER::MPIT::") and not k.startswith("TRACER::MPIT::RANK0::")], [],
+            "traced: TRACER::MPIT:: properties not of rank 0")
+    status = props.get("TRACER::MPIT::RANK0::STATUS", "")
+    m = re.fullmatch(r"MPICH.*: MPI_T events: 2 sources, 8 event types, (\d+) registrations made, (\d+) live", status)
+    c.check(m and int(m.group(1)) >= int(m.group(2)) >= 9, "TRACER::MPIT::RANK0::STATUS %r" % status)
 
 
 def main():

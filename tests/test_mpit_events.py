@@ -20,13 +20,37 @@ scripted steps (MPIT_DOUBLE_SCRIPT) add an out-of-order burst on the
 unordered source, drained memory releases and drops. The archive must
 follow the contract of issue 6 (what the writer makes of MPI_T events):
 
-  events       every raise that reached tracer (delivered > 0) appears exactly
+  job archive  every MPI process (a singleton too) writes ONE archive per job,
+               $TRACER_OUTPUT/traces.otf2, with no .rank<N> directory; its
+               location groups are "rank <N>", TRACER::JOB::RANKS is "<N>/<N>"
+               and TRACER::JOB::RANK<N>::PROCESS = "pid <pid> on <host>" says
+               which double log (MPIT_DOUBLE_LOG, per pid) is rank N's; every
+               check below is made per rank, on that rank's part of the archive
+               (RankView: the locations of group "rank <N>") against its own log
+  recorded     the rank's recording ends inside MPI_Finalize, before the real
+               MPI_Finalize runs (docs/trace-model.md, "What is not seen"), so
+               the expected set is the RECORDED PART of the log: a raise is
+               recorded iff its raise_ns is before the Enter of the rank's
+               MPI_Finalize region in the archive, and not recorded iff it is
+               after that region's Leave (the end of the rank's recording); a
+               raise between the two fails the test (the criterion could not
+               tell). raise_ns is the rank's own CLOCK_MONOTONIC and the
+               archive's times are rank 0's (ClockOffset): on one host the
+               offset is a few ns, while the @finalize raises come
+               milliseconds after the Leave. A drop line (no time) belongs
+               where the raises around it in the log belong: after the
+               recording when a raise before it in the log is after it, in it
+               when a raise after it in the log is in it; otherwise the test
+               fails. So the double's @finalize steps (weird:9, released:1:10,
+               a drop of 4) and ompi.mpi.finalization are expected ABSENT,
+               and the main scenario checks that the log has them (delivered)
+  events       every recorded raise that reached tracer (delivered > 0) appears exactly
                `delivered` times - i.e. once, tracer registers each type once
                per object - as a zero-length region (Enter and Leave at the
                same time) named after the event type, role ARTIFICIAL,
                paradigm MPI, the MPI_T description, on the location
                "MPI_T source <name>" of its source (CPU_THREAD, in the
-               process's group); raises nobody received do not appear; the
+               rank's "rank <N>" group); raises nobody received do not appear; the
                number of regions per type equals the log's; element
                attributes "<type>[<i>]" hold the log's values with the type
                of the element's datatype (int32_t INT32, uint64_t UINT64,
@@ -47,9 +71,23 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
                (type, count) once per handler called, and the last value of
                the metric "MPI_T dropped events" is the log's total
                (count * handlers)
-  properties   TRACER::MPIT::STATUS, ::SOURCE::, ::CLOCK:: (wraps) and
-               ::EVENT:: (verbosity, bind, registered=yes|no (filtered),
-               element layout, description) for the double's catalogue
+  properties   per rank: TRACER::MPIT::RANK<N>::STATUS (2 sources, 8 types,
+               "K registrations made, L live" with L = the registrations
+               live at the last check before the recording ended: one per
+               selected unbound type, plus MPI_COMM_WORLD's and MPI_COMM_SELF's
+               when communicator_name_set is selected - the dup'ed and split
+               communicators are freed before MPI_Finalize - and K >= L),
+               ::SOURCE:: (events, dropped, order_violations of the recorded
+               part), ::CLOCK:: (wraps) and ::EVENT:: (verbosity, bind,
+               registered=yes|no (filtered), element layout, description) for
+               the double's catalogue; no TRACER::MPIT::* property without
+               RANK<N>
+  summary      `tracer summary --json`: processes and host_threads = the
+               number of ranks (MPI_T source locations are no host threads),
+               incomplete = the archive's incomplete Leaves (one per rank:
+               MPI_Finalize), mpit.sources/events/dropped/order_violations =
+               the sums over the ranks' recorded parts, mpit.status = rank 0's
+               STATUS
   filters      TRACER_MPIT_EVENTS='ompi.mpi.*,!*finalization' and
                TRACER_MPIT_LEVEL=2: exactly the selected types reach tracer
                (the double's delivered counts) and appear in the archive
@@ -57,16 +95,22 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
                (MPIT_DOUBLE_SCRIPT="@tinit;wrap_in:..."): the mapped times stay
                within the tolerance and monotonic; CLOCK says wraps >= 1
   host         MPI_Init and MPI_Finalize are regions (FUNCTION, MPI) on the
-               host thread and contain the ground-truth times of the
-               initialization / finalization events; exit status and stdout
-               are those of the run without tracer; no "tracer:" line on
-               stderr (but the expected "already holds a trace" under
-               mpiexec), no sanitizer report
+               rank's host thread; MPI_Init contains the ground-truth time of
+               the initialization event and its Leave is complete;
+               MPI_Finalize's Leave has incomplete=1 and the finalization
+               event's ground-truth time is after it; ProgramEnd (host thread
+               0) has the exit status OTF2_UNDEFINED_INT64; the process's exit
+               status and stdout are those of the run without tracer; no
+               "tracer:" line on stderr (the ranks no longer compete for a
+               directory), no sanitizer report
+  comms        every communicator a recorded bound event's mpit_object names
+               is defined: MPI_COMM_WORLD, else "communicator 0x<handle>
+               (rank <N>)"
   readable     otf2-print and the Python reader read the archive; no location
                without events (OTF2 3.0.2's global event reader frees such a
                location's reader and reads it again: a use-after-free)
-  mpiexec      with TEST_MPIEXEC, `mpiexec -n 2`: one archive per rank (not
-               colliding), each matching the log of its own pid
+  mpiexec      with TEST_MPIEXEC, `mpiexec -n 2`: one archive for both ranks,
+               each rank's part matching the log of its own pid
 
 Skipped (exit 77) only when the double or the MPICH program is not built.
 """
@@ -85,6 +129,7 @@ import harness as h  # noqa: E402
 import otf2  # noqa: E402
 from otf2.enums import LocationType, Paradigm, RegionRole  # noqa: E402
 from cfgtest import properties  # noqa: E402
+from otf2_trace import RankView  # noqa: E402
 
 TOLERANCE_NS = 20000          # the contract's bound on the mapping error
 CALLBACK_WINDOW_NS = 10 ** 9  # mpit_callback_time: at most this long after the raise
@@ -135,14 +180,17 @@ CATALOGUE = {
         "Test double only: elements of unusual datatypes, with a hole"),
 }
 MPI_COMM_WORLD_HANDLE = 0x44000000
+UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 
 # --- the runs ----------------------------------------------------------------
 
 # @tinit runs in tracer's MPI_T_init_thread, before it registers anything: the
 # weird:1 there reaches nobody. The memory release in @finalize is delivered
-# when tracer frees its registrations (MPI_T_event_handle_free drains).
+# when tracer frees its registrations (MPI_T_event_handle_free drains). The
+# @finalize steps run after the rank's recording ended (inside MPI_Finalize):
+# they must be absent; the drop on source 1 in @init is the one recorded.
 SCRIPT_MAIN = ("@tinit;weird:1;"
-               "@init;unordered_burst:5;released:3:300;drain;"
+               "@init;unordered_burst:5;released:3:300;drain;drop:ompi.mca.memory.patcher.released:2;"
                "@finalize;weird:9;released:1:10;drop:ompi.mca.memory.patcher.released:4")
 # Source 0 re-based before tracer takes its first clock pair, to wrap 2 s later.
 SCRIPT_WRAP = "@tinit;wrap_in:2000000"
@@ -224,23 +272,23 @@ def run_program(tmp, label, case, traced):
 
 # --- the double's log -----------------------------------------------------------
 
-Raise = collections.namedtuple("Raise", "name source tick mono_ns raise_ns pid delivered values")
-Drop = collections.namedtuple("Drop", "name source count handlers reason")
+Raise = collections.namedtuple("Raise", "name source tick mono_ns raise_ns pid delivered values seq")
+Drop = collections.namedtuple("Drop", "name source count handlers reason seq")
 
 
 def parse_log(path):
     raises, drops = [], []
     with open(path) as f:
-        for line in f:
+        for seq, line in enumerate(f):
             kind, _, rest = line.strip().partition(" ")
             fields = dict(kv.split("=", 1) for kv in rest.split())
             if kind == "raise":
                 raises.append(Raise(fields["name"], int(fields["source"]), int(fields["tick"]),
                                     int(fields["mono_ns"]), int(fields["raise_ns"]), int(fields["pid"]),
-                                    int(fields["delivered"]), tuple(fields["values"].split(","))))
+                                    int(fields["delivered"]), tuple(fields["values"].split(",")), seq))
             elif kind == "drop":
                 drops.append(Drop(fields["name"], int(fields["source"]), int(fields["count"]),
-                                  int(fields["handlers"]), fields["reason"]))
+                                  int(fields["handlers"]), fields["reason"], seq))
     return raises, drops
 
 
@@ -310,6 +358,38 @@ def log_key(r):
     return (r.source, r.name, r.tick, r.values)
 
 
+def split_at_recording_end(c, what, raises, drops, enter_ns, leave_ns):
+    """(recorded raises, recorded drops, not recorded raises, not recorded
+    drops): a raise is recorded iff raise_ns < enter_ns (the Enter of the
+    rank's MPI_Finalize), not recorded iff raise_ns > leave_ns (its Leave,
+    the end of the rank's recording); one in between fails the check. A drop
+    follows the raises around it in the log (see the module docstring)."""
+    between = [r for r in raises if enter_ns <= r.raise_ns <= leave_ns]
+    c.check(not between, "%s: raise(s) between MPI_Finalize's Enter %d and the end of the recording %d: "
+            "the test cannot tell whether they belong in the archive: %r" % (what, enter_ns, leave_ns, between[:3]))
+    rec = [r for r in raises if r.raise_ns < enter_ns]
+    after = [r for r in raises if r.raise_ns > leave_ns]
+    rec_drops, after_drops = [], []
+    for d in drops:
+        before_it = [r for r in raises if r.seq < d.seq]
+        after_it = [r for r in raises if r.seq > d.seq]
+        if before_it and before_it[-1] in after:
+            after_drops.append(d)
+        elif after_it and after_it[0] in rec:
+            rec_drops.append(d)
+        else:
+            c.check(False, "%s: the log's drop %r lies between the last raise recorded and the first "
+                    "not recorded: the test cannot tell whether it belongs in the archive" % (what, d))
+    return rec, rec_drops, after, after_drops
+
+
+def expected_live_registrations(case):
+    """Registrations live at the last check before the recording ended: one
+    per selected unbound type, MPI_COMM_WORLD's and MPI_COMM_SELF's for the
+    bound type (the program frees its own communicators before MPI_Finalize)."""
+    return sum(1 if not CATALOGUE[n].bound else 2 for n in case.selected)
+
+
 # --- the archive -----------------------------------------------------------------
 
 
@@ -330,8 +410,9 @@ def element_values(ev, name):
         vals.append(trace_value(v))
 
 
-def source_locations(c, what, t):
-    """{source index: location} of the "MPI_T source <name>" locations."""
+def source_locations(c, what, t, rank):
+    """{source index: location} of the "MPI_T source <name>" locations of a
+    rank (t: its RankView), in its group "rank <N>"."""
     out = {}
     host_groups = {loc.group for loc in t.cpu_threads() if not loc.name.startswith(LOCATION_PREFIX)}
     for loc in t.locations:
@@ -341,8 +422,9 @@ def source_locations(c, what, t):
         if not c.check(name in SOURCE_INDEX, "%s: location %r names no source of the double" % (what, loc.name)):
             continue
         c.equal(loc.type, LocationType.CPU_THREAD, "%s: type of location %r" % (what, loc.name))
-        c.check(loc.group in host_groups, "%s: location %r is not in the process's group (%r)"
-                % (what, loc.name, getattr(loc.group, "name", None)))
+        c.check(loc.group in host_groups and loc.group.name == "rank %d" % rank,
+                "%s: location %r is not in the rank's group %r (%r)"
+                % (what, loc.name, "rank %d" % rank, getattr(loc.group, "name", None)))
         c.check(SOURCE_INDEX[name] not in out, "%s: two locations %r" % (what, loc.name))
         out[SOURCE_INDEX[name]] = loc
     return out
@@ -355,7 +437,7 @@ def event_enters(t, locs):
 
 
 def archive_outline(anchor):
-    """(pid of its process group, {location name: number of events}) from
+    """([location group names], {(group, location name): number of events}) from
     `otf2-print -G`, which reads the definitions only: OTF2 3.0.2's global
     event reader, which otf2-print and the Python reader use for events,
     frees the reader of a location without events and then reads it (a
@@ -363,16 +445,16 @@ def archive_outline(anchor):
     archive with such a location is not given to it."""
     p = subprocess.run([h.otf2_print_cmd() or "otf2-print", "-G", anchor], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
-    pid = None
+    groups = []
     counts = {}
     for line in p.stdout.splitlines():
-        m = re.match(r'LOCATION_GROUP\s+\d+\s+Name: "process (\d+)"', line)
-        if m and pid is None:
-            pid = int(m.group(1))
-        m = re.match(r'LOCATION\s+\d+\s+Name: "(.*)" <\d+>, .*# Events: (\d+),', line)
+        m = re.match(r'LOCATION_GROUP\s+\d+\s+Name: "(.*?)" <\d+>', line)
         if m:
-            counts[m.group(1)] = int(m.group(2))
-    return pid, counts
+            groups.append(m.group(1))
+        m = re.match(r'LOCATION\s+\d+\s+Name: "(.*)" <\d+>, .*# Events: (\d+), Group: "(.*?)" <\d+>', line)
+        if m:
+            counts[(m.group(3), m.group(1))] = int(m.group(2))
+    return groups, counts
 
 
 def find_archives(run_dir):
@@ -418,17 +500,16 @@ def check_process(c, what, case, run, plain_stdout):
     c.equal(sorted(run.stdout.splitlines()), want_stdout_lines(case), "%s: stdout" % what)
     if plain_stdout is not None:
         c.equal(run.stdout, plain_stdout, "%s: stdout vs the run without tracer" % what)
-    allowed = [r"tracer: .* already holds a trace; writing to .* instead"] if case.ranks > 1 else []
-    bad = [ln for ln in run.stderr.splitlines() if ln.startswith("tracer:")
-           and not any(re.fullmatch(a, ln) for a in allowed)]
+    bad = [ln for ln in run.stderr.splitlines() if ln.startswith("tracer:")]
     c.equal(bad, [], "%s: tracer: lines on stderr" % what)
     for m in h.SANITIZER_MARKERS:
         c.check(m not in run.stderr, "%s: sanitizer report\n%s" % (what, run.stderr[-3000:]))
 
 
-def check_scenario(c, what, case, raises, drops):
-    """The log holds what this run is meant to exercise: otherwise the checks
-    below could not fail."""
+def check_scenario(c, what, case, raises, drops, rec, rec_drops, after, after_drops):
+    """The log holds what this run is meant to exercise, in the part the
+    archive records (rec, rec_drops) and, for the main scenario, after it
+    (after, after_drops): otherwise the checks below could not fail."""
     raised = {r.name for r in raises}
     if case.scenario == "main":
         c.equal(raised, all_types(), "%s: event types raised" % what)
@@ -437,10 +518,25 @@ def check_scenario(c, what, case, raises, drops):
     c.check(all(r.delivered <= 1 for r in raises),
             "%s: raises delivered to several registrations of tracer: %r"
             % (what, [r for r in raises if r.delivered > 1][:3]))
+    late = {r.name for r in after if r.delivered > 0}
+    if "ompi.mpi.finalization" in case.selected:
+        c.check("ompi.mpi.finalization" in late,
+                "%s: no delivered ompi.mpi.finalization after the end of the recording in the log" % what)
+    c.check("ompi.mpi.finalization" not in {r.name for r in rec},
+            "%s: ompi.mpi.finalization raised before MPI_Finalize began" % what)
     if case.scenario == "wrap":
-        c.check(wraps_in(delivered_order(raises, 0), 0) >= 1,
-                "%s: source 0 did not wrap between two delivered events" % what)
+        c.check(wraps_in(delivered_order(rec, 0), 0) >= 1,
+                "%s: source 0 did not wrap between two delivered events the archive records" % what)
         return
+    if "double.weird" in case.selected:
+        c.check(any(r.name == "double.weird" and r.delivered and r.values[0] == "9" for r in after),
+                "%s: the @finalize weird:9 was not delivered after the end of the recording" % what)
+    if "ompi.mca.memory.patcher.released" in case.selected:
+        c.check(any(r.name == "ompi.mca.memory.patcher.released" and r.delivered for r in after),
+                "%s: the @finalize memory release was not delivered after the end of the recording" % what)
+        c.check(any(d.source == 1 and d.handlers > 0 for d in after_drops),
+                "%s: no drop on source 1 after the end of the recording" % what)
+    raises, drops = rec, rec_drops  # what follows is about the recorded part
     first = raises[0] if raises else None
     c.check(first is not None and first.name == "double.weird" and first.delivered == 0,
             "%s: the @tinit raise (before tracer registers) reached someone: %r" % (what, first))
@@ -593,14 +689,27 @@ def check_drops(c, what, t, locs, drops):
                                                                                  DROPPED_METRIC))
 
 
+def finalize_span(c, what, t):
+    """(Enter, Leave) of the rank's MPI_Finalize region (t: its RankView), or None."""
+    spans = t.intervals("MPI_Finalize")
+    if not c.equal(len(spans), 1, "%s: MPI_Finalize regions" % what):
+        return None
+    return spans[0][1], spans[0][2]
+
+
 def check_mpi_calls(c, what, t, raises, truth):
-    """MPI_Init / MPI_Finalize on the host thread, around the ground-truth
-    times of the initialization / finalization events."""
+    """MPI_Init / MPI_Finalize on the rank's host thread: MPI_Init around the
+    ground-truth time of the initialization event; MPI_Finalize cut at the
+    end of the recording (Leave incomplete=1), the finalization event (raised
+    by the real MPI_Finalize) after it; ProgramEnd's exit status undefined.
+    raises: the whole log of the rank."""
     for region, event in (("MPI_Init", "ompi.mpi.initialization"), ("MPI_Finalize", "ompi.mpi.finalization")):
         spans = [(loc, a, b) for loc, a, b in t.intervals(region)]
         if not c.equal(len(spans), 1, "%s: %s regions" % (what, region)):
             continue
         loc, enter, leave = spans[0]
+        c.equal(h.Trace.attr(leave, "incomplete"), 1 if region == "MPI_Finalize" else None,
+                "%s: incomplete on %s's Leave" % (what, region))
         c.check(loc.type == LocationType.CPU_THREAD and not loc.name.startswith(LOCATION_PREFIX),
                 "%s: %s on %r, not a host thread" % (what, region, loc.name))
         c.equal(enter.region.region_role, RegionRole.FUNCTION, "%s: role of %s" % (what, region))
@@ -608,15 +717,29 @@ def check_mpi_calls(c, what, t, raises, truth):
         inside = [r for r in raises if r.name == event]
         if c.equal(len(inside), 1, "%s: %s raises in the log" % (what, event)):
             when = truth[inside[0]]
-            c.check(enter.time - TOLERANCE_NS <= when <= leave.time + TOLERANCE_NS,
-                    "%s: %s (ground truth %d) outside %s [%d, %d]" % (what, event, when, region,
-                                                                      enter.time, leave.time))
+            if region == "MPI_Init":
+                c.check(enter.time - TOLERANCE_NS <= when <= leave.time + TOLERANCE_NS,
+                        "%s: %s (ground truth %d) outside %s [%d, %d]" % (what, event, when, region,
+                                                                          enter.time, leave.time))
+            else:
+                c.check(when > leave.time,
+                        "%s: %s (ground truth %d) not after the end of the recording (%s's Leave %d)"
+                        % (what, event, when, region, leave.time))
+    ends = t.events_of(otf2.events.ProgramEnd)
+    if c.equal(len(ends), 1, "%s: ProgramEnd events" % what):
+        c.equal(ends[0][0].name, "host thread 0", "%s: location of ProgramEnd" % what)
+        c.equal(ends[0][1].exit_status, UNDEFINED_INT64, "%s: ProgramEnd exit status" % what)
 
 
 def check_properties(c, what, props, case, t, locs, raises, drops):
+    """props: the rank's TRACER::MPIT::RANK<N>::* as TRACER::MPIT::*;
+    raises, drops: the recorded part of its log."""
     status = props.get("TRACER::MPIT::STATUS", "")
-    c.check(re.fullmatch(r"MPICH Version:\s*\S+: MPI_T events: 2 sources, 8 event types, \d+ registrations made, 0 live",
-                         status), "%s: TRACER::MPIT::STATUS %r" % (what, status))
+    m = re.fullmatch(r"MPICH Version:\s*\S+: MPI_T events: 2 sources, 8 event types, "
+                     r"(\d+) registrations made, (\d+) live", status)
+    live = expected_live_registrations(case)
+    c.check(m and int(m.group(2)) == live and int(m.group(1)) >= live,
+            "%s: TRACER::MPIT::STATUS %r (want %d live, at least as many made)" % (what, status, live))
     sources = mpit_properties(props, "SOURCE")
     clocks = mpit_properties(props, "CLOCK")
     violations = expected_violations(raises)
@@ -668,9 +791,11 @@ def check_properties(c, what, props, case, t, locs, raises, drops):
         c.equal(f.get("description"), ty.description, "%s: description" % w)
 
 
-def check_summary(c, what, anchor, n_events, raises, drops):
-    """`tracer summary --json`: MPI_T totals equal the log's, and the
-    MPI_T source locations are not counted as host threads."""
+def check_summary(c, what, anchor, t, ranks, totals, status0):
+    """`tracer summary --json` of the job archive: one process and one host
+    thread per rank (MPI_T source locations are not host threads), the
+    incomplete Leaves (MPI_Finalize's, one per rank), MPI_T totals = the sums
+    over the ranks' recorded parts (totals), mpit.status = rank 0's STATUS."""
     cli = os.environ.get("TEST_TRACER_CLI")
     if not cli:
         c.note("TEST_TRACER_CLI not set: tracer summary is not checked")
@@ -680,69 +805,117 @@ def check_summary(c, what, anchor, n_events, raises, drops):
         return
     s = json.loads(p.stdout)
     m = s.get("mpit", {})
-    c.equal(s.get("host_threads"), 1, "%s: summary host_threads" % what)
-    c.equal(m.get("events"), n_events, "%s: summary mpit.events" % what)
-    c.equal(m.get("dropped"), sum(d.count * d.handlers for d in drops), "%s: summary mpit.dropped" % what)
-    c.equal(m.get("order_violations"), len(expected_violations(raises)),
-            "%s: summary mpit.order_violations" % what)
+    c.equal(s.get("processes"), ranks, "%s: summary processes" % what)
+    c.equal(s.get("host_threads"), ranks, "%s: summary host_threads" % what)
+    c.equal(s.get("incomplete"), len(t.incomplete_leaves()), "%s: summary incomplete" % what)
+    for key in ("sources", "events", "dropped", "order_violations"):
+        c.equal(m.get(key), totals[key], "%s: summary mpit.%s" % (what, key))
+    c.equal(m.get("status"), status0, "%s: summary mpit.status (rank 0's)" % what)
 
 
-def check_archive(c, what, case, anchor, raises, drops):
-    """Everything one archive must say about one process's log. Returns
-    {source: max |time error|} or None."""
-    _, counts = archive_outline(anchor)
-    empty = sorted(n for n, k in counts.items() if k == 0)
+def rank_properties(props, rank):
+    """The rank's TRACER::MPIT::RANK<N>::* properties, named TRACER::MPIT::*."""
+    prefix = "TRACER::MPIT::RANK%d::" % rank
+    return {"TRACER::MPIT::" + k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
+
+
+def check_comms(c, what, t, rank, locs):
+    """Every communicator a recorded bound event names is defined."""
+    names = {cm.name for cm in t.definitions.comms}
+    for _, ev in event_enters(t, locs):
+        obj = h.Trace.attr(ev, "mpit_object")
+        if obj is None:
+            continue
+        want = "MPI_COMM_WORLD" if obj == MPI_COMM_WORLD_HANDLE else "communicator 0x%x (rank %d)" % (obj, rank)
+        c.check(want in names, "%s: no Comm %r for mpit_object 0x%x (have %r)" % (what, want, obj, sorted(names)))
+
+
+def check_rank(c, what, case, t, rank, props, raises, drops, totals):
+    """Everything one rank's part of the archive must say about its log.
+    Returns {source: max |time error|}."""
+    v = RankView(t, rank)
+    span = finalize_span(c, what, v)
+    if span is None:
+        return {}
+    rec, rec_drops, after, after_drops = split_at_recording_end(c, what, raises, drops,
+                                                                span[0].time, span[1].time)
+    check_scenario(c, what, case, raises, drops, rec, rec_drops, after, after_drops)
+    locs = source_locations(c, what, v, rank)
+    for src in SOURCES:
+        if any(r.source == src and r.delivered for r in rec):
+            c.check(src in locs, "%s: no location %r%s" % (what, LOCATION_PREFIX, SOURCES[src].name))
+    truth = truth_times(raises)
+    n = check_event_set(c, what, v, locs, rec)
+    check_zero_length(c, what, v, locs)
+    check_sorted(c, what, v, locs)
+    errors = check_attributes(c, what, v, locs, rec, truth)
+    check_drops(c, what, v, locs, rec_drops)
+    check_mpi_calls(c, what, v, raises, truth)
+    check_properties(c, what, props, case, v, locs, rec, rec_drops)
+    check_comms(c, what, v, rank, locs)
+    totals["sources"] += len(mpit_properties(props, "SOURCE"))
+    totals["events"] += n
+    totals["dropped"] += sum(d.count * d.handlers for d in rec_drops)
+    totals["order_violations"] += len(expected_violations(rec))
+    print("%s: %d of %d delivered raises recorded, %d violation(s), %d of %d drop report(s) compared; "
+          "max |trace time - tick time|: %s (tolerance %d ns)"
+          % (what, n, sum(r.delivered for r in raises), len(expected_violations(rec)),
+             sum(d.handlers for d in rec_drops), sum(d.handlers for d in drops),
+             ", ".join("%s %d ns" % (SOURCES[s].name, e) for s, e in sorted(errors.items())) or "-",
+             TOLERANCE_NS))
+    return errors
+
+
+def check_case(c, case, run, plain_stdout):
+    """One run: the process, its one job archive, then each rank's part of
+    it against the log of that rank's pid."""
+    what = case.label
+    check_process(c, what, case, run, plain_stdout)
+    logs = logs_by_pid(run.dir)
+    c.equal(len(logs), case.ranks, "%s: double logs (one per rank)" % what)
+    anchor = os.path.join(run.dir, "trace", "traces.otf2")
+    archives = find_archives(run.dir)
+    if not c.equal(archives, [anchor], "%s: archives under %s (one per job, at $TRACER_OUTPUT)" % (what, run.dir)):
+        return {}
+    groups, counts = archive_outline(anchor)
+    want_groups = ["rank %d" % r for r in range(case.ranks)]
+    c.equal(groups, want_groups, "%s: location groups" % what)
+    empty = sorted(k for k, n in counts.items() if n == 0)
     if not c.check(counts and not empty,
                    "%s: location(s) without events %r (of %r): OTF2 3.0.2's global event reader "
                    "frees an empty location's reader and reads it again (use-after-free: otf2-print "
                    "and the Python reader may crash); the archive is not read further"
                    % (what, empty, sorted(counts))):
-        return None
+        return {}
     t = h.open_checked_trace(c, what, anchor)
     if t is None:
-        return None
-    locs = source_locations(c, what, t)
-    for src in SOURCES:
-        if any(r.source == src and r.delivered for r in raises):
-            c.check(src in locs, "%s: no location %r%s" % (what, LOCATION_PREFIX, SOURCES[src].name))
-    truth = truth_times(raises)
-    n = check_event_set(c, what, t, locs, raises)
-    check_zero_length(c, what, t, locs)
-    check_sorted(c, what, t, locs)
-    errors = check_attributes(c, what, t, locs, raises, truth)
-    check_drops(c, what, t, locs, drops)
-    check_mpi_calls(c, what, t, raises, truth)
-    check_properties(c, what, properties(c, anchor, what), case, t, locs, raises, drops)
-    check_summary(c, what, anchor, n, raises, drops)
-    print("%s: %d events, %d violation(s), %d drop report(s) compared; max |trace time - tick time|: %s "
-          "(tolerance %d ns)" % (what, n, len(expected_violations(raises)), sum(d.handlers for d in drops),
-                                 ", ".join("%s %d ns" % (SOURCES[s].name, e) for s, e in sorted(errors.items()))
-                                 or "-", TOLERANCE_NS))
-    return errors
-
-
-def check_case(c, case, run, plain_stdout):
-    """One run: the process, then each rank's archive against its own log."""
-    what = case.label
-    check_process(c, what, case, run, plain_stdout)
-    logs = logs_by_pid(run.dir)
-    c.equal(len(logs), case.ranks, "%s: double logs (one per rank)" % what)
-    archives = find_archives(run.dir)
-    c.equal(len(archives), case.ranks, "%s: archives under %s (one per rank): %r" % (what, run.dir, archives))
-    errors = {}
-    seen = set()
-    for anchor in archives:
-        pid, _ = archive_outline(anchor)
-        if not c.check(pid in logs, "%s: archive %s is of pid %r, no double log of it (%r)"
-                       % (what, anchor, pid, sorted(logs))):
+        return {}
+    props = properties(c, anchor, what)
+    c.equal(props.get("TRACER::JOB::RANKS"), "%d/%d" % (case.ranks, case.ranks), "%s: TRACER::JOB::RANKS" % what)
+    stray = sorted(k for k in props if k.startswith("TRACER::MPIT::") and not re.match(r"TRACER::MPIT::RANK\d+::", k))
+    c.equal(stray, [], "%s: TRACER::MPIT::* properties without a rank" % what)
+    c.equal(sorted({int(m.group(1)) for m in (re.match(r"TRACER::MPIT::RANK(\d+)::", k) for k in props) if m}),
+            list(range(case.ranks)), "%s: ranks with TRACER::MPIT::RANK<N>::* properties" % what)
+    errors, seen = {}, set()
+    totals = collections.Counter(sources=0, events=0, dropped=0, order_violations=0)
+    for rank in range(case.ranks):
+        proc = props.get("TRACER::JOB::RANK%d::PROCESS" % rank, "")
+        m = re.fullmatch(r"pid (\d+) on (\S+)", proc)
+        if not c.check(m, "%s: TRACER::JOB::RANK%d::PROCESS %r" % (what, rank, proc)):
             continue
-        c.check(pid not in seen, "%s: two archives of pid %d" % (what, pid))
+        pid = int(m.group(1))
+        if not c.check(pid in logs, "%s: rank %d is pid %d, no double log of it (%r)"
+                       % (what, rank, pid, sorted(logs))):
+            continue
+        c.check(pid not in seen, "%s: two ranks of pid %d" % (what, pid))
         seen.add(pid)
         raises, drops = logs[pid]
-        w = "%s [%s]" % (what, os.path.relpath(os.path.dirname(anchor), run.dir))
-        check_scenario(c, w, case, raises, drops)
-        for src, e in (check_archive(c, w, case, anchor, raises, drops) or {}).items():
+        w = "%s [rank %d, pid %d]" % (what, rank, pid)
+        for src, e in check_rank(c, w, case, t, rank, rank_properties(props, rank), raises, drops,
+                                 totals).items():
             errors[src] = max(errors.get(src, 0), e)
+    check_summary(c, what, anchor, t, case.ranks, totals,
+                  props.get("TRACER::MPIT::RANK0::STATUS"))
     return errors
 
 

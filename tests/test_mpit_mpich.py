@@ -11,25 +11,35 @@ NX = 128 (r + 1), REPS = r + 2):
                      from b (NA*8), delete a, b
   REPS x target #2   alloc x (NX*8), to x (NX*8), kernel, from x (NX*8), delete x
   MPI_Allreduce, MPI_Finalize; exit status 4.
-Checks, for each run:
+Checks, for each run (tracer writes ONE archive per MPI job, a singleton
+being a job of one rank: docs/trace-model.md, "Archive", "An MPI job's
+archive"):
   - exit status and stdout as without tracer (stdout lines sorted: the ranks
     print concurrently); no sanitizer report; nothing on stderr;
-  - one archive per rank (every traces.otf2 below the run's directory: no
-    rank overwrote another's), each in TRACER_OUTPUT or a sibling named
-    after it (a ".rank<r>" suffix must name the rank that wrote it); the
-    singleton's in TRACER_OUTPUT itself; each readable by otf2-print and the
-    Python reader, timestamps and nesting sound; the archive of rank r (found
-    by its "process <pid>" group and the pids the ranks wrote to
-    TEST_PID_DIR) holds rank r's offload ground truth:
-    construct/data-op/kernel counts, bytes per direction (Enter attributes
-    and RmaPut/RmaGet), kernel names in order, device memory metric;
-  - MPI_Init and MPI_Finalize regions (role FUNCTION, paradigm MPI) once each
-    on host thread 0, MPI_Init before the first target construct and
-    MPI_Finalize after the last; no MPI_Init_thread; ProgramEnd status 4;
-  - property TRACER::MPIT::STATUS = "<first line of MPI_Get_library_version,
-    as the program printed it>: MPI_T events: 0 sources, 0 event types,
-    0 registrations made, 0 live" (control characters as spaces); no other TRACER::MPIT:: property; no
-    "MPI_T source ..." location and no other MPI-paradigm region.
+  - exactly one archive below the run's directory, TRACER_OUTPUT/traces.otf2
+    (+ traces.def, traces/<id>.evt|def only; no D.rank<N>, D.1, journals),
+    nothing in the cwd; readable by otf2-print and the Python reader,
+    timestamps and nesting sound;
+  - PROCESS location groups exactly "rank 0".."rank <size-1>";
+    TRACER::JOB::RANKS = "<size>/<size>", no TRACER::JOB::MISSING_RANKS;
+    TRACER::JOB::RANK<r>::PROCESS = "pid <pid> on <host>" with the pid rank r
+    wrote to TEST_PID_DIR, for every rank and no other;
+  - per rank r (otf2_trace.RankView: its "rank r" and "rank r device d"
+    groups): rank r's offload ground truth: construct/data-op/kernel counts,
+    bytes per direction (Enter attributes and RmaPut/RmaGet), kernel names
+    in order, device memory metric; one host thread location;
+  - per rank: MPI_Init and MPI_Finalize once each on host thread 0
+    (regions role FUNCTION, paradigm MPI), MPI_Init before the first target
+    construct and MPI_Finalize after the last; no MPI_Init_thread and no
+    other MPI-paradigm region; recording ends inside MPI_Finalize, so its
+    Leave is the rank's only one with incomplete=1 and ProgramEnd's exit
+    status is OTF2_UNDEFINED_INT64; ProgramBegin/End on host thread 0
+    around both;
+  - per rank: property TRACER::MPIT::RANK<r>::STATUS = "<first line of
+    MPI_Get_library_version, as the program printed it>: MPI_T events: 0
+    sources, 0 event types, 0 registrations made, 0 live" (control
+    characters as spaces); no other TRACER::MPIT:: property (none without a
+    rank); no "MPI_T source ..." location.
 Sanitizer builds where the OpenMP runtime gives no OMPT target callbacks even
 to the independent probe tool (harness.skip_if_runtime_deaf) keep every check
 except the offload content, which is reported as skipped.
@@ -37,6 +47,7 @@ except the offload content, which is reported as skipped.
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -45,10 +56,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import harness as h  # noqa: E402
 import cfgtest as ct  # noqa: E402
 import extra  # noqa: E402
+from otf2_trace import RankView  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import Paradigm, RegionRole  # noqa: E402
+from otf2.enums import LocationGroupType, Paradigm, RegionRole  # noqa: E402
 
 EXIT = 4
+UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 A = h.Trace.attr
 
 
@@ -117,13 +130,26 @@ def archives_below(root):
     return sorted(found)
 
 
+def tree(top):
+    """Every path below top, relative, directories with a trailing '/'."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        rel = os.path.relpath(dirpath, top)
+        for d in dirnames:
+            out.append(os.path.normpath(os.path.join(rel, d)) + "/")
+        for f in filenames:
+            out.append(os.path.normpath(os.path.join(rel, f)))
+    return sorted(out)
+
+
 def rank_pids(c, r, size):
+    """{rank: pid} from the pid files the ranks wrote to TEST_PID_DIR."""
     pids = {}
     for rank in range(size):
         path = os.path.join(r.pid_dir, "rank%d.pid" % rank)
         if c.check(os.path.isfile(path), "%s: rank %d wrote no pid file" % (r.what, rank)):
             with open(path) as f:
-                pids[int(f.read().strip())] = rank
+                pids[rank] = int(f.read().strip())
     return pids
 
 
@@ -141,7 +167,7 @@ def check_plain(c, r, size):
 
 
 def check_offload(c, t, what, rank, src):
-    """Rank `rank`'s offload ground truth in its archive."""
+    """Rank `rank`'s offload ground truth in its view of the archive."""
     n_a, n_x, k = na(rank) * 8, nx(rank) * 8, reps(rank)
     h.check_counts(c, t, {
         "target": 1 + k, "alloc": 2 + k, "transfer to device": 1 + k,
@@ -166,18 +192,18 @@ def check_offload(c, t, what, rank, src):
             c.equal(A(ev, "device"), 0, "%s: device of %s" % (what, ev.region.canonical_name))
 
 
-def check_archive(c, anchor, what, rank, library, deaf, src):
-    t = h.open_checked_trace(c, what, anchor)
-    if t is None:
-        return
-    c.extend(["%s Leave(%s)" % (loc.name, ev.region.canonical_name) for loc, ev in t.incomplete_leaves()],
-             "%s: Leaves with incomplete=1" % what)
-    threads = t.cpu_threads()
+def check_rank(c, t, what, rank, deaf, src):
+    """Rank `rank` of the job's archive `t` (its "rank <r>" and "rank <r>
+    device <d>" groups: RankView)."""
+    v = RankView(t, rank)
+    # Recording ends inside MPI_Finalize: its Leave, and nothing else, is
+    # marked incomplete (docs/trace-model.md, "Regions on the host threads").
+    c.equal(["%s Leave(%s)" % (loc.name, ev.region.canonical_name) for loc, ev in v.incomplete_leaves()],
+            ["host thread 0 Leave(MPI_Finalize)"], "%s: Leaves with incomplete=1" % what)
+    threads = v.cpu_threads()
     for loc in threads:
         c.check(re.fullmatch(r"host thread \d+", loc.name), "%s: CPU_THREAD location %r (an MPI_T source "
                 "location although MPICH has no sources?)" % (what, loc.name))
-    c.check(not [l for l in t.locations if l.name.startswith("MPI_T source")],
-            "%s: MPI_T source locations %r" % (what, [l.name for l in t.locations]))
     c.equal(len(threads), 1, "%s: host thread locations" % what)
     host0 = [l for l in threads if l.name == "host thread 0"]
     if not c.check(host0, "%s: no 'host thread 0'" % what):
@@ -185,21 +211,17 @@ def check_archive(c, anchor, what, rank, library, deaf, src):
     host0 = host0[0]
 
     # MPI_Init / MPI_Finalize on host thread 0
-    mpi_regions = [reg for reg in t.regions if reg.paradigm == Paradigm.MPI]
-    c.equal(sorted(reg.name for reg in mpi_regions), ["MPI_Finalize", "MPI_Init"],
-            "%s: regions of paradigm MPI" % what)
-    for reg in mpi_regions:
-        c.equal(reg.region_role, RegionRole.FUNCTION, "%s: role of %s" % (what, reg.name))
-        c.equal(reg.canonical_name, reg.name, "%s: canonical name of %s" % (what, reg.name))
-    counts = t.count_enters()
+    counts = v.count_enters()
     c.equal((counts.get("MPI_Init", 0), counts.get("MPI_Finalize", 0), counts.get("MPI_Init_thread", 0)),
             (1, 1, 0), "%s: Enters of (MPI_Init, MPI_Finalize, MPI_Init_thread)" % what)
-    on0 = [(e.region.canonical_name, e.time, l.time) for _, e, l in t.intervals(location=host0)
+    mpi_enters = sorted(ev.region.canonical_name for _, ev in v.enters() if ev.region.paradigm == Paradigm.MPI)
+    c.equal(mpi_enters, ["MPI_Finalize", "MPI_Init"], "%s: Enters of MPI-paradigm regions" % what)
+    on0 = [(e.region.canonical_name, e.time, l.time) for _, e, l in v.intervals(location=host0)
            if e.region.canonical_name in ("MPI_Init", "MPI_Finalize")]
     c.equal(sorted(n for n, _, _ in on0), ["MPI_Finalize", "MPI_Init"],
             "%s: MPI regions on host thread 0" % what)
     spans = {n: (b, e) for n, b, e in on0}
-    targets = [(e.time, l.time) for _, e, l in t.intervals("target")]
+    targets = [(e.time, l.time) for _, e, l in v.intervals("target")]
     if len(spans) == 2:
         c.check(spans["MPI_Init"][1] <= spans["MPI_Finalize"][0], "%s: MPI_Init %r does not end before "
                 "MPI_Finalize %r begins" % (what, spans["MPI_Init"], spans["MPI_Finalize"]))
@@ -208,30 +230,20 @@ def check_archive(c, anchor, what, rank, library, deaf, src):
                     "%s: MPI_Init ends after the first target construct begins" % what)
             c.check(spans["MPI_Finalize"][0] >= max(e for _, e in targets),
                     "%s: MPI_Finalize begins before the last target construct ends" % what)
-    pb = t.events_of(otf2.events.ProgramBegin)
-    pe = t.events_of(otf2.events.ProgramEnd)
-    if c.equal((len(pb), len(pe)), (1, 1), "%s: (ProgramBegin, ProgramEnd)" % what):
-        c.equal(pe[0][1].exit_status, EXIT, "%s: ProgramEnd exit status" % what)
+    pb = v.events_of(otf2.events.ProgramBegin)
+    pe = v.events_of(otf2.events.ProgramEnd)
+    if c.equal(([l.name for l, _ in pb], [l.name for l, _ in pe]), (["host thread 0"], ["host thread 0"]),
+               "%s: locations of (ProgramBegin, ProgramEnd)" % what):
+        # Recording ends inside MPI_Finalize, before the exit: the exit
+        # status is not known (docs/trace-model.md, "Events, per rank").
+        c.equal(pe[0][1].exit_status, UNDEFINED_INT64, "%s: ProgramEnd exit status (undefined)" % what)
         if len(spans) == 2:
             c.check(pb[0][1].time <= spans["MPI_Init"][0] and pe[0][1].time >= spans["MPI_Finalize"][1],
                     "%s: MPI_Init/MPI_Finalize outside ProgramBegin..ProgramEnd" % what)
 
-    # MPI_T properties: MPICH has no sources and no event types
-    props = ct.properties(c, anchor, what)
-    mpit = {k: v for k, v in props.items() if k.startswith("TRACER::MPIT::")}
-    if library is not None:
-        c.equal(mpit.get("TRACER::MPIT::STATUS"),
-                "%s: MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
-                % re.sub(r"[\x00-\x1f]", " ", library),
-                "%s: property TRACER::MPIT::STATUS" % what)
-    status = mpit.get("TRACER::MPIT::STATUS", "")
-    c.check("MPICH" in status and "0 sources, 0 event types" in status,
-            "%s: TRACER::MPIT::STATUS %r does not say MPICH, 0 sources, 0 event types" % (what, status))
-    c.equal(sorted(mpit), ["TRACER::MPIT::STATUS"], "%s: TRACER::MPIT:: properties" % what)
-
     if deaf:
         return
-    check_offload(c, t, what, rank, src)
+    check_offload(c, v, what, rank, src)
 
 
 def check_traced(c, r, plain, size, library, deaf, src):
@@ -243,40 +255,65 @@ def check_traced(c, r, plain, size, library, deaf, src):
     c.equal(r.err, "", "%s: stderr" % r.what)
     c.equal(os.listdir(r.cwd), [], "%s: files in the cwd although TRACER_OUTPUT was set" % r.what)
 
-    # One archive per rank, each in a directory of its own named after
-    # TRACER_OUTPUT (the singleton: TRACER_OUTPUT itself).
+    # One archive for the whole job (the singleton too), exactly at
+    # TRACER_OUTPUT/traces.otf2: no D.rank<N>, D.1, journals or anything else.
     top = os.path.dirname(r.output)
-    anchors = archives_below(top)
-    c.equal(len(anchors), size, "%s: archives below %s (one per rank): %r" % (r.what, top, anchors))
-    for anchor in anchors:
-        d = os.path.dirname(anchor)
-        c.check(os.path.dirname(d) == top and (d == r.output or d.startswith(r.output + ".")),
-                "%s: archive %s is not in TRACER_OUTPUT=%s or a sibling named after it"
-                % (r.what, anchor, r.output))
-    if size == 1:
-        c.equal(anchors, [os.path.join(r.output, "traces.otf2")], "%s: the singleton's archive" % r.what)
+    anchor = os.path.join(r.output, "traces.otf2")
+    c.equal(archives_below(top), [anchor], "%s: archives below %s (one for the job)" % (r.what, top))
+    files = tree(top)
+    out = os.path.basename(r.output)
+    c.equal([f for f in files if not re.match(r"(cwd|pids|%s)(/|$)" % re.escape(out), f)], [],
+            "%s: left beside TRACER_OUTPUT (D.rank<N>, D.1, ...)" % r.what)
+    inside = [f[len(out) + 1:] for f in files if f.startswith(out + "/") and f != out + "/"]
+    c.equal([f for f in inside if f not in ("traces.otf2", "traces.def", "traces/")
+             and not re.fullmatch(r"traces/\d+\.(evt|def)", f)], [],
+            "%s: in TRACER_OUTPUT besides traces.otf2, traces.def, traces/<id>.evt|def" % r.what)
     pids = rank_pids(c, r, size)
-    seen = {}
-    for anchor in anchors:
-        what = "%s %s" % (r.what, os.path.relpath(anchor, os.path.dirname(r.output)))
-        try:
-            groups = {loc.group.name for loc in h.Trace(anchor).cpu_threads()}
-        except Exception as e:  # noqa: BLE001 - reported by check_archive
-            groups = set()
-            c.check(False, "%s: unreadable: %r" % (what, e))
-        ranks = {pids.get(int(g.split()[1])) for g in groups if re.fullmatch(r"process \d+", g)}
-        if not c.check(len(ranks) == 1 and None not in ranks,
-                       "%s: host thread groups %r are not the process of exactly one rank (pids %r)"
-                       % (what, sorted(groups), pids)):
-            continue
-        rank = ranks.pop()
-        m = re.search(r"\.rank(\d+)$", os.path.dirname(anchor))
-        if m:
-            c.equal(int(m.group(1)), rank, "%s: rank in the directory name vs the rank of its process" % what)
-        c.check(rank not in seen, "%s: rank %d's archive again (also %s)" % (what, rank, seen.get(rank)))
-        seen[rank] = anchor
-        check_archive(c, anchor, "%s (rank %d)" % (what, rank), rank, library, deaf, src)
-    c.equal(sorted(seen), list(range(size)), "%s: ranks with an archive" % r.what)
+    if not c.check(os.path.isfile(anchor) and os.path.getsize(anchor) > 0, "%s: no archive %s" % (r.what, anchor)):
+        return
+    what = "%s %s" % (r.what, os.path.relpath(anchor, top))
+    t = h.open_checked_trace(c, what, anchor)
+    if t is None:
+        return
+
+    # The job: "rank <r>" groups, one per rank, each the process that wrote
+    # rank r's pid file; nothing else.
+    groups = sorted(g.name for g in t.definitions.location_groups
+                    if g.location_group_type == LocationGroupType.PROCESS)
+    c.equal(groups, sorted("rank %d" % k for k in range(size)), "%s: PROCESS location groups" % what)
+    c.check(not [l for l in t.locations if l.name.startswith("MPI_T source")],
+            "%s: MPI_T source locations %r" % (what, [l.name for l in t.locations]))
+    mpi_regions = [reg for reg in t.regions if reg.paradigm == Paradigm.MPI]
+    c.equal(sorted(reg.name for reg in mpi_regions), ["MPI_Finalize", "MPI_Init"],
+            "%s: regions of paradigm MPI" % what)
+    for reg in mpi_regions:
+        c.equal(reg.region_role, RegionRole.FUNCTION, "%s: role of %s" % (what, reg.name))
+        c.equal(reg.canonical_name, reg.name, "%s: canonical name of %s" % (what, reg.name))
+    props = ct.properties(c, anchor, what)
+    c.equal(props.get("TRACER::JOB::RANKS"), "%d/%d" % (size, size), "%s: property TRACER::JOB::RANKS" % what)
+    c.check("TRACER::JOB::MISSING_RANKS" not in props, "%s: TRACER::JOB::MISSING_RANKS = %r"
+            % (what, props.get("TRACER::JOB::MISSING_RANKS")))
+    host = socket.gethostname()
+    c.equal({k: v for k, v in props.items() if re.fullmatch(r"TRACER::JOB::RANK\d+::PROCESS", k)},
+            {"TRACER::JOB::RANK%d::PROCESS" % k: "pid %d on %s" % (pid, host) for k, pid in pids.items()},
+            "%s: TRACER::JOB::RANK<r>::PROCESS (the pid each rank wrote to TEST_PID_DIR)" % what)
+
+    # MPI_T properties, per rank: MPICH has no sources and no event types
+    mpit = {k: v for k, v in props.items() if k.startswith("TRACER::MPIT::")}
+    c.equal(sorted(mpit), ["TRACER::MPIT::RANK%d::STATUS" % k for k in range(size)],
+            "%s: TRACER::MPIT:: properties (one STATUS per rank, nothing else)" % what)
+    for k in range(size):
+        name = "TRACER::MPIT::RANK%d::STATUS" % k
+        status = mpit.get(name, "")
+        if library is not None:
+            c.equal(mpit.get(name), "%s: MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
+                    % re.sub(r"[\x00-\x1f]", " ", library), "%s: property %s" % (what, name))
+        c.check("MPICH" in status and "0 sources, 0 event types, 0 registrations made, 0 live" in status,
+                "%s: %s %r does not say MPICH, 0 sources, 0 event types, 0 registrations made, 0 live"
+                % (what, name, status))
+
+    for k in range(size):
+        check_rank(c, t, "%s (rank %d)" % (what, k), k, deaf, src)
 
 
 def main():

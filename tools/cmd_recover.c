@@ -1,9 +1,14 @@
 /* cmd_recover.c - `tracer recover DIR`: the journal of a run that did not end
  * normally (crash, kill, _exit) becomes an OTF2 archive, through the same
- * code that writes a normal run's archive (src/writer/writer.c). */
+ * code that writes a normal run's archive (src/writer/writer.c); the rank
+ * journals of an MPI job (DIR/journals/rank<N>.journal) become the job's one
+ * archive (src/writer/job_convert.c). */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,6 +27,10 @@ void cmd_recover_usage(FILE *fp)
           "closed at the last event and marked incomplete, and damaged parts of the\n"
           "journal are skipped (one line says how much).\n"
           "\n"
+          "When DIR is an MPI job's directory (DIR/journals/rank<N>.journal), the\n"
+          "journals of all its ranks become one archive; ranks without a journal are\n"
+          "named in the archive and in the line printed.\n"
+          "\n"
           "  --force   replace a trace DIR already holds (the journal stays)\n"
           "\n"
           "exit status: 0 written, 1 failed, 2 usage error\n",
@@ -36,6 +45,72 @@ static int holds_trace(const char *dir)
     struct stat st;
     snprintf(p, sizeof p, "%s/traces.otf2", dir);
     return lstat(p, &st) == 0 && st.st_size > 0;
+}
+
+/* rank<digits>.journal */
+static int is_rank_journal(const struct dirent *d)
+{
+    const char *n = d->d_name;
+    if (strncmp(n, "rank", 4) || !isdigit((unsigned char)n[4]))
+        return 0;
+    const char *p = n + 4;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return !strcmp(p, ".journal");
+}
+
+static int by_rank_number(const struct dirent **a, const struct dirent **b)
+{
+    long x = strtol((*a)->d_name + 4, 0, 10), y = strtol((*b)->d_name + 4, 0, 10);
+    return (x > y) - (x < y);
+}
+
+/* At most one line: what OTF2 refused, else what damage was skipped. */
+static void print_skipped(const tr_convert_report *r, int job)
+{
+    if (r->warning[0])
+        fprintf(stderr, "tracer: recover: %s\n", r->warning);
+    else if (r->skipped_bytes || r->truncated)
+        fprintf(stderr, "tracer: recover: skipped %llu damaged bytes%s (%llu damaged places%s); every intact frame "
+                        "was used\n",
+                (unsigned long long)r->skipped_bytes, job ? " of the ranks' journals" : "",
+                (unsigned long long)r->bad_frames,
+                !r->truncated ? "" : job ? ", a journal ends inside a frame" : ", the journal ends inside a frame");
+}
+
+/* The job's journals -> DIR/traces.otf2. @list: the rank journals found. */
+static int recover_job(const char *dir, struct dirent **list, int n)
+{
+    char **paths = calloc((size_t)n, sizeof *paths);
+    int rc = paths ? 0 : 1;
+    for (int i = 0; !rc && i < n; i++) {
+        size_t len = strlen(dir) + strlen(list[i]->d_name) + 16;
+        paths[i] = malloc(len);
+        if (!paths[i])
+            rc = 1;
+        else
+            snprintf(paths[i], len, "%s/journals/%s", dir, list[i]->d_name);
+    }
+    tr_convert_report r;
+    if (rc) {
+        fprintf(stderr, "tracer: recover: out of memory\n");
+    } else if (tr_writer_convert_job((const char *const *)paths, (size_t)n, dir, &r)) {
+        fprintf(stderr, "tracer: recover: %s\n", r.error);
+        rc = 1;
+    } else {
+        print_skipped(&r, 1);
+        printf("recovered %s/traces.otf2: %llu of %llu ranks, %llu events of %llu host threads and %llu devices (%s",
+               dir, (unsigned long long)r.ranks, (unsigned long long)r.job_size, (unsigned long long)r.events,
+               (unsigned long long)r.locations, (unsigned long long)r.devices,
+               strcmp(r.ends, "normal end") ? r.ends : "every rank ended normally");
+        if (r.ranks_missing)
+            printf("; missing: rank%s %s", r.ranks_missing == 1 ? "" : "s", r.missing);
+        printf(")\n");
+    }
+    for (int i = 0; paths && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
 }
 
 int cmd_recover(int argc, char **argv)
@@ -65,6 +140,23 @@ int cmd_recover(int argc, char **argv)
         return 2;
     }
     char journal[4200];
+    snprintf(journal, sizeof journal, "%s/journals", dir);
+    struct dirent **list = 0;
+    int njournals = scandir(journal, &list, is_rank_journal, by_rank_number);
+    if (njournals > 0) {
+        int rc = 0;
+        if (holds_trace(dir) && !force) {
+            fprintf(stderr, "tracer: recover: %s already holds a trace; --force replaces it\n", dir);
+            rc = 1;
+        } else {
+            rc = recover_job(dir, list, njournals);
+        }
+        for (int i = 0; i < njournals; i++)
+            free(list[i]);
+        free(list);
+        return rc;
+    }
+    free(list);
     snprintf(journal, sizeof journal, "%s/%s", dir, TR_JOURNAL_NAME);
     if (access(journal, R_OK)) {
         fprintf(stderr, "tracer: recover: cannot read %s: %s\n", journal, strerror(errno));
@@ -79,13 +171,7 @@ int cmd_recover(int argc, char **argv)
         fprintf(stderr, "tracer: recover: %s\n", r.error);
         return 1;
     }
-    if (r.warning[0])
-        fprintf(stderr, "tracer: recover: %s\n", r.warning);
-    else if (r.skipped_bytes || r.truncated)
-        fprintf(stderr, "tracer: recover: skipped %llu damaged bytes (%llu damaged places%s); every intact frame "
-                        "was used\n",
-                (unsigned long long)r.skipped_bytes, (unsigned long long)r.bad_frames,
-                r.truncated ? ", the journal ends inside a frame" : "");
+    print_skipped(&r, 0);
     const char *how = r.ended ? "the run ended normally" : r.crashed ? "the run died of a signal"
                                                                    : "the run did not end normally";
     printf("recovered %s/traces.otf2: %llu events of %llu host threads and %llu devices (%s", dir,

@@ -624,8 +624,19 @@ static void tr_read_small_transfers(OTF2_Reader *rd, struct tr_summary *out)
     }
     for (uint32_t i = 0; have && i < n; i++) {
         char *value = NULL;
-        int status = strcmp(have[i], "TRACER::MPIT::STATUS") == 0;
-        int source = strncmp(have[i], "TRACER::MPIT::SOURCE::", 22) == 0;
+        /* A job's archive has them per rank: TRACER::MPIT::RANK<N>::... */
+        const char *kind = have[i];
+        if (strncmp(kind, "TRACER::MPIT::", 14) != 0)
+            continue;
+        kind += 14;
+        if (strncmp(kind, "RANK", 4) == 0) {
+            const char *sep = strchr(kind, ':');
+            if (!sep || sep[1] != ':')
+                continue;
+            kind = sep + 2;
+        }
+        int status = strcmp(kind, "STATUS") == 0 && !out->mpit_status[0];
+        int source = strncmp(kind, "SOURCE::", 8) == 0;
         if ((!status && !source) || OTF2_Reader_GetProperty(rd, have[i], &value) != OTF2_SUCCESS || !value) {
             free(value);
             continue;

@@ -64,6 +64,7 @@ typedef struct tr_config {
     uint64_t buffer_size, max_memory, flush_interval_ns;
     int on_full; /* enum tr_on_full */
     int keep_journal;
+    int write_at_end;
 } tr_config;
 
 enum tr_on_full { TR_ON_FULL_BLOCK, TR_ON_FULL_DROP };

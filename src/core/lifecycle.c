@@ -157,13 +157,15 @@ int tr_lifecycle_active(void)
     return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE;
 }
 
+static int ended_early; /* at MPI_Finalize: later events are expected, and not in the trace */
+
 void tr_lifecycle_end(const char *why)
 {
-    (void)why;
     int expect = ST_ACTIVE;
     if (!__atomic_compare_exchange_n(&state, &expect, ST_ENDED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     uint64_t end = tr_clock_ticks();
+    ended_early = why && !strcmp(why, "MPI_Finalize");
     tr_buf_stop();
     if (end_hook)
         end_hook(end);
@@ -175,7 +177,9 @@ __attribute__((destructor)) static void end_at_unload(void)
     /* Whatever the runtime reported after the archive was written is not in
      * it; say so rather than hide the gap. */
     uint64_t late = was_active ? tr_buf_refused_total() : 0;
-    if (late)
+    /* An MPI job's trace ends in MPI_Finalize, as documented: what comes
+     * after is no surprise, so it is only reported on request. */
+    if (late && (!ended_early || tr_cfg.verbose))
         tr_log("%llu events arrived after the trace was written and are not in it",
                (unsigned long long)late);
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "job/job.h"
 #include "mpit/mpit_session.h"
 
 typedef uint64_t word; /* an MPI handle of either family, untouched */
@@ -85,8 +86,10 @@ EXPORT int MPI_Init(int *argc, char ***argv)
     NEXT(MPI_Init, int (*)(int *, char ***));
     int outer = tr_mpit_before_init(TR_MPI_INIT);
     int rc = next(argc, argv);
-    if (outer)
+    if (outer) {
         tr_mpit_after_init(TR_MPI_INIT, rc);
+        tr_job_after_init(rc);
+    }
     return rc;
 }
 
@@ -96,8 +99,10 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     NEXT(MPI_Init_thread, int (*)(int *, char ***, int, int *));
     int outer = tr_mpit_before_init(TR_MPI_INIT_THREAD);
     int rc = next(argc, argv, required, provided);
-    if (outer)
+    if (outer) {
         tr_mpit_after_init(TR_MPI_INIT_THREAD, rc);
+        tr_job_after_init(rc);
+    }
     return rc;
 }
 
@@ -106,6 +111,7 @@ EXPORT int MPI_Finalize(void)
 {
     NEXT(MPI_Finalize, int (*)(void));
     tr_mpit_before_finalize();
+    tr_job_before_finalize();
     int rc = next();
     tr_mpit_after_finalize(rc);
     return rc;

@@ -422,14 +422,15 @@ static void stop(void)
 
 void tr_mpit_after_finalize(int rc)
 {
-    if (!tr_lifecycle_active())
-        return;
+    /* Even when recording already ended (an MPI job's archive is written
+     * inside MPI_Finalize): tracer's MPI_T use is balanced all the same. */
     pthread_mutex_lock(&lock);
     finalized = 1;
     if (t_ready)
         stop();
     pthread_mutex_unlock(&lock);
-    tr_mpit_record_call(TR_MPI_FINALIZE, 1, rc);
+    if (tr_lifecycle_active())
+        tr_mpit_record_call(TR_MPI_FINALIZE, 1, rc);
 }
 
 /* The run ends without MPI_Finalize (exit, abort): the last pairs only; MPI
@@ -449,8 +450,11 @@ void tr_mpit_comm_created(const void *newcomm)
         return;
     pthread_mutex_lock(&lock);
     MPI_Comm c = *(const MPI_Comm *)newcomm;
+    uint32_t before = next_reg_id;
     if (t_ready && c != MPI_COMM_NULL)
         bind_comm(c, "");
+    if (next_reg_id != before)
+        journal_catalogue_status();
     pthread_mutex_unlock(&lock);
 }
 
@@ -467,6 +471,7 @@ void tr_mpit_comm_freeing(const void *comm)
         nregs_live--;
         tr_mpit_live.event_handle_free(r->handle, 0, free_done);
         journal_reg(TR_MPIT_FRAME_UNREG, r, "");
+        journal_catalogue_status();
     }
     pthread_mutex_unlock(&lock);
 }

@@ -22,7 +22,7 @@
 #include "writer/output_dir.h"
 #include "writer/writer.h"
 
-static int dir_fd = -1, journal_fd = -1, dir_created;
+static int dir_fd = -1, journal_fd = -1, dir_created, job_mode;
 void (*tr_session_end_hook)(void);
 static char dir_path[4096];
 
@@ -152,6 +152,12 @@ static void session_end(uint64_t end_ticks)
     int fd = __atomic_exchange_n(&journal_fd, -1, __ATOMIC_ACQ_REL);
     tr_crash_forget_journal();
     close(fd);
+    if (job_mode) {
+        /* The job's archive is written from every rank's journal. */
+        close(dir_fd);
+        dir_fd = -1;
+        return;
+    }
 
     /* Through the descriptor opened (O_NOFOLLOW) at the start, so a path
      * swapped for a link since cannot redirect the archive; without /proc
@@ -189,6 +195,47 @@ static void session_end(uint64_t end_ticks)
     }
     close(dir_fd);
     dir_fd = -1;
+}
+
+int tr_session_dir_dup(char *path, size_t size)
+{
+    if (journal_fd < 0 || job_mode || dir_fd < 0)
+        return -1;
+    snprintf(path, size, "%s", dir_path);
+    return fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int tr_session_join_job(int job_fd, const char *job_path, int rank)
+{
+    if (journal_fd < 0 || job_mode)
+        return 0;
+    char name[64];
+    snprintf(name, sizeof name, "journals/rank%d.journal", rank);
+    /* The open journal keeps its descriptor (and the crash handler's) across
+     * the rename; both directories are siblings, so on one file system. */
+    if (renameat(dir_fd, TR_JOURNAL_NAME, job_fd, name)) {
+        tr_log("job: cannot move the journal into %s/%s: %s; this rank writes its own archive in %s", job_path,
+               name, strerror(errno), dir_path);
+        return -1;
+    }
+    int fd = dup(job_fd);
+    if (fd < 0) {
+        renameat(job_fd, name, dir_fd, TR_JOURNAL_NAME);
+        return -1;
+    }
+    struct stat a, b;
+    int same = !fstat(dir_fd, &a) && !fstat(job_fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+    if (!same) {
+        unlinkat(dir_fd, "traces.otf2", 0); /* this directory's claim */
+        if (dir_created)
+            rmdir(dir_path);
+    }
+    close(dir_fd);
+    dir_fd = fd;
+    dir_created = 0;
+    snprintf(dir_path, sizeof dir_path, "%s", job_path);
+    job_mode = 1;
+    return 0;
 }
 
 void tr_session_install(void) { tr_lifecycle_set_hooks(session_start, session_end); }

@@ -18,6 +18,18 @@ void tr_session_note_text(uint64_t id, const char *text);
 
 /* Appends one frame of @type to the journal now (MPI_T catalogue, clock
  * pairs). Returns 0, or -1 without a journal or on a write error. */
+/* Moves this run's journal into an MPI job's directory @job_fd (@job_path)
+ * as journals/rank<@rank>.journal, and forgets the per-process directory it
+ * was in (removed when tracer made it). From then on the end of the run
+ * closes the journal and writes no archive of its own: the job writes one
+ * from all ranks' journals. Returns 0, or -1 (nothing changed; a tracer:
+ * line said why). Without a journal (this rank is not traced) returns 0. */
+int tr_session_join_job(int job_fd, const char *job_path, int rank);
+
+/* A descriptor (the caller closes it) of this run's directory, and its path
+ * in @path; -1 without a journal or once it joined a job. */
+int tr_session_dir_dup(char *path, size_t size);
+
 /* Runs first at the end of the run, if set (MPI_T's last clock pairs). */
 extern void (*tr_session_end_hook)(void);
 

@@ -245,6 +245,24 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
             return 1;
         }
         break;
+    case TR_FRAME_MPI_RANK:
+        if (bytes >= 8 && !jd->has_mpi_rank) {
+            memcpy(&jd->mpi_rank, p, bytes < sizeof jd->mpi_rank ? bytes : sizeof jd->mpi_rank);
+            jd->has_mpi_rank = 1;
+        }
+        break;
+    case TR_FRAME_CLOCK_OFFSET:
+        if (bytes >= sizeof(tr_journal_clock_offset)) {
+            tr_journal_clock_offset *o =
+                realloc(jd->clock_offsets, (jd->nclock_offsets + 1) * sizeof *jd->clock_offsets);
+            if (!o) {
+                ctx->oom = 1;
+                return 1;
+            }
+            jd->clock_offsets = o;
+            memcpy(&o[jd->nclock_offsets++], p, sizeof *o);
+        }
+        break;
     case TR_FRAME_CRASH:
         jd->crashed = 1;
         if (bytes >= 4)
@@ -472,6 +490,7 @@ void tr_journal_data_free(tr_journal_data *jd)
     tr_u64map_free(&jd->texts);
     tr_u64map_free(&jd->symbol_index);
     tr_jmpit_free(&jd->mpit);
+    free(jd->clock_offsets);
     memset(jd, 0, sizeof *jd);
 }
 

@@ -58,6 +58,10 @@ typedef struct tr_journal_data {
     uint32_t nlosses;
     tr_journal_stats stats;
     tr_jmpit mpit;         /* MPI_T catalogue, registrations, clock pairs (ns) */
+    int has_mpi_rank;      /* an MPI_RANK frame was read: the run was a rank of a job */
+    tr_journal_mpi_rank mpi_rank; /* the first one */
+    tr_journal_clock_offset *clock_offsets; /* CLOCK_OFFSET frames, in journal order */
+    uint32_t nclock_offsets;
 } tr_journal_data;
 
 /* Reads @path. Returns 0, or -1 with a reason in @err. */

@@ -12,7 +12,7 @@ void tr_mpit_model_free(tr_mpit_model *m)
         free(m->locs[i].items);
     free(m->locs);
     free(m->type_attr);
-    free(m->attrs);
+    free(m->elem_attr);
     memset(m, 0, sizeof *m);
 }
 
@@ -241,22 +241,21 @@ static int make_attributes(tr_writer *w)
     for (uint32_t t = 0; t < cat->ntypes; t++)
         total += (uint32_t)cat->types[t].nelements;
     m->type_attr = calloc(cat->ntypes ? cat->ntypes : 1, sizeof *m->type_attr);
-    m->attrs = calloc(total ? total : 1, sizeof *m->attrs);
-    if (!m->type_attr || !m->attrs)
+    m->elem_attr = calloc(total ? total : 1, sizeof *m->elem_attr);
+    if (!m->type_attr || !m->elem_attr)
         return -1;
-    m->attr_base = TR_ATTR_COUNT;
     char name[200], desc[400];
     for (uint32_t t = 0; t < cat->ntypes; t++) {
         const tr_jmpit_type *ty = &cat->types[t];
-        m->type_attr[t] = m->attr_base + m->nattrs;
+        m->type_attr[t] = m->nelem;
         for (int e = 0; e < ty->nelements; e++) {
             const tr_jmpit_element *el = &ty->el[e];
             snprintf(name, sizeof name, "%s[%d]", ty->name, e);
             snprintf(desc, sizeof desc, "MPI_T element %d of %s: %s at displacement %lld%s", e, ty->name,
                      el->type_name, (long long)el->displacement,
                      el->known ? "" : " (datatype unknown to tracer: its bytes in memory order, hex)");
-            m->attrs[m->nattrs++] =
-                (tr_mpit_attr){tr_defs_string(w, name), tr_defs_string(w, desc), element_type(el)};
+            uint32_t s_name = tr_defs_string(w, name), s_desc = tr_defs_string(w, desc);
+            m->elem_attr[m->nelem++] = tr_defs_attribute(w->defs, s_name, s_desc, element_type(el));
         }
     }
     return 0;
@@ -317,9 +316,11 @@ static const char *level_name(int level)
 
 /* OTF2 property names allow only [A-Z0-9_] per component: the MPI_T name
  * in upper case, anything else as '_' (the value repeats the real name). */
-static void property_name(char *out, size_t size, const char *kind, const char *mpit_name)
+static void property_name(char *out, size_t size, const char *prefix, const char *kind, const char *mpit_name)
 {
-    int n = snprintf(out, size, "TRACER::MPIT::%s::", kind);
+    int n = snprintf(out, size, "%s%s::", prefix, kind);
+    if (n < 0 || n >= (int)size)
+        n = 0;
     for (const char *c = mpit_name; *c && n + 1 < (int)size; c++)
         out[n++] = (*c >= 'a' && *c <= 'z') ? (char)(*c - 32)
                    : ((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) ? *c
@@ -327,13 +328,14 @@ static void property_name(char *out, size_t size, const char *kind, const char *
     out[n] = 0;
 }
 
-void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar)
+void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix)
 {
     const tr_jmpit *cat = &w->jd->mpit;
     if (!cat->status)
         return;
-    OTF2_Archive_SetProperty(ar, "TRACER::MPIT::STATUS", cat->status, false);
     char name[300], value[2048];
+    snprintf(name, sizeof name, "%sSTATUS", prefix);
+    OTF2_Archive_SetProperty(ar, name, cat->status, false);
     for (uint32_t i = 0; i < w->mpit.nlocs; i++) {
         const tr_mpit_loc *l = &w->mpit.locs[i];
         const tr_jmpit_source *s = l->src;
@@ -348,7 +350,7 @@ void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar)
         else
             snprintf(value, sizeof value, "events whose source MPI_T did not report; events=%llu; dropped=%llu",
                      (unsigned long long)l->events, (unsigned long long)l->dropped);
-        property_name(name, sizeof name, "SOURCE", sname);
+        property_name(name, sizeof name, prefix, "SOURCE", sname);
         OTF2_Archive_SetProperty(ar, name, value, false);
         if (l->mapped)
             snprintf(value, sizeof value, "name=%s; ns = %.3Lf + %.12Lg * tick; pairs=%u; wraps=%llu; max_residual_ns=%.1f",
@@ -356,7 +358,7 @@ void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar)
         else
             snprintf(value, sizeof value, "name=%s; host clock at callback (%s)", sname,
                      !s ? "unknown source" : !s->adhoc ? "no ad-hoc timestamps" : "no clock pairs recorded");
-        property_name(name, sizeof name, "CLOCK", sname);
+        property_name(name, sizeof name, prefix, "CLOCK", sname);
         OTF2_Archive_SetProperty(ar, name, value, false);
     }
     for (uint32_t t = 0; t < cat->ntypes; t++) {
@@ -375,7 +377,7 @@ void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar)
             snprintf(reg, sizeof reg, "no (filtered)");
         snprintf(value, sizeof value, "name=%s; verbosity=%s (%d); bind=%s; registered=%s; elements=%s; description=%.600s",
                  ty->name, level_name(ty->level), ty->level, ty->bind_name, reg, elements, ty->desc);
-        property_name(name, sizeof name, "EVENT", ty->name);
+        property_name(name, sizeof name, prefix, "EVENT", ty->name);
         OTF2_Archive_SetProperty(ar, name, value, false);
     }
 }

@@ -35,18 +35,13 @@ typedef struct tr_mpit_loc {
     int has_location;
 } tr_mpit_loc;
 
-typedef struct tr_mpit_attr {
-    uint32_t name, description; /* string ids */
-    OTF2_Type type;
-} tr_mpit_attr;
-
 typedef struct tr_mpit_model {
     tr_mpit_loc *locs;
     uint32_t nlocs;
     uint32_t nlocated;          /* sources with a location (and events) */
-    uint32_t *type_attr;        /* per jd->mpit.types[i]: attribute id of element 0 */
-    tr_mpit_attr *attrs;        /* ids attr_base + k */
-    uint32_t nattrs, attr_base;
+    uint32_t *type_attr;        /* per jd->mpit.types[i]: index of its element 0 in elem_attr */
+    uint32_t *elem_attr;        /* attribute id of each type's elements, type by type */
+    uint32_t nelem;
 } tr_mpit_model;
 
 void tr_mpit_model_free(tr_mpit_model *m);

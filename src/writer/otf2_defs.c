@@ -1,6 +1,8 @@
-/* otf2_defs.c - OTF2 definitions: strings, regions (made on demand while the
- * events are written) and the global definition file, written last because
- * it needs each location's event count. docs/trace-model.md is the contract. */
+/* otf2_defs.c - the archive's definitions: strings, regions (made on demand
+ * while the events are written) and attributes, shared by every journal
+ * written into one archive. The global definition file is written last
+ * (otf2_global_defs.c), because it needs each location's event count.
+ * docs/trace-model.md is the contract. */
 #include <omp-tools.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +15,137 @@ enum { KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_
 
 static uint64_t key(int tag, uint64_t v) { return (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)); }
 
-uint32_t tr_defs_string(tr_writer *w, const char *s)
+void tr_defs_init(tr_defs *d, int by_content)
 {
-    uint32_t id = tr_strtab_id(&w->strings, s ? s : "");
+    memset(d, 0, sizeof *d);
+    d->by_content = by_content;
+}
+
+void tr_defs_free(tr_defs *d)
+{
+    tr_strtab_free(&d->strings);
+    free(d->regions);
+    free(d->attrs);
+    tr_u64map_free(&d->region_index);
+    tr_u64map_free(&d->attr_index);
+    memset(d, 0, sizeof *d);
+}
+
+uint32_t tr_defs_str(tr_defs *d, const char *s)
+{
+    uint32_t id = tr_strtab_id(&d->strings, s ? s : "");
     return id == UINT32_MAX ? 0 : id;
+}
+
+uint32_t tr_defs_string(tr_writer *w, const char *s) { return tr_defs_str(w->defs, s); }
+
+/* FNV-1a over the fields; never 0 (the maps' reserved key). */
+static uint64_t mix(const uint32_t *v, int n, uint64_t salt)
+{
+    uint64_t h = 1469598103934665603ull ^ salt;
+    for (int i = 0; i < n; i++)
+        h = (h ^ v[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* The id of a definition equal to @v in @index, or UINT32_MAX; *@slot gets
+ * the hash under which a new one goes (a collision takes the next salt). */
+static uint32_t find_equal(const tr_u64map *index, const uint32_t *v, int n, uint64_t *slot,
+                           int (*equal)(const tr_defs *, uint32_t, const uint32_t *), const tr_defs *d)
+{
+    for (uint64_t salt = 0;; salt++) {
+        uint64_t h = mix(v, n, salt), id;
+        if (!tr_u64map_get(index, h, &id)) {
+            *slot = h;
+            return UINT32_MAX;
+        }
+        if (equal(d, (uint32_t)id, v))
+            return (uint32_t)id;
+    }
+}
+
+static void region_fields(const tr_region_def *r, uint32_t v[7])
+{
+    v[0] = r->name, v[1] = r->canonical, v[2] = r->description, v[3] = r->file, v[4] = r->line;
+    v[5] = (uint32_t)r->role, v[6] = (uint32_t)r->paradigm;
+}
+
+static int region_equal(const tr_defs *d, uint32_t id, const uint32_t *v)
+{
+    uint32_t f[7];
+    region_fields(&d->regions[id], f);
+    return !memcmp(f, v, sizeof f);
+}
+
+static uint32_t region_add(tr_defs *d, const tr_region_def *def)
+{
+    uint32_t v[7];
+    uint64_t slot = 0;
+    region_fields(def, v);
+    if (d->by_content) {
+        uint32_t id = find_equal(&d->region_index, v, 7, &slot, region_equal, d);
+        if (id != UINT32_MAX)
+            return id;
+    }
+    if (d->nregions == d->capregions) {
+        uint32_t cap = d->capregions ? 2 * d->capregions : 64;
+        tr_region_def *r = realloc(d->regions, cap * sizeof *r);
+        if (!r)
+            return 0;
+        d->regions = r;
+        d->capregions = cap;
+    }
+    d->regions[d->nregions] = *def;
+    if (d->by_content)
+        tr_u64map_put(&d->region_index, slot, d->nregions);
+    return d->nregions++;
+}
+
+uint32_t tr_defs_region_keyed(tr_writer *w, uint64_t k, const tr_region_def *def)
+{
+    uint64_t v;
+    if (tr_u64map_get(&w->region_keys, k, &v))
+        return (uint32_t)v;
+    uint32_t id = region_add(w->defs, def);
+    tr_u64map_put(&w->region_keys, k, id);
+    return id;
+}
+
+static int attr_equal(const tr_defs *d, uint32_t id, const uint32_t *v)
+{
+    const tr_attr_def *a = &d->attrs[id - TR_ATTR_COUNT];
+    return a->name == v[0] && a->description == v[1] && (uint32_t)a->type == v[2];
+}
+
+uint32_t tr_defs_attribute(tr_defs *d, uint32_t name, uint32_t description, OTF2_Type type)
+{
+    uint32_t v[3] = {name, description, (uint32_t)type};
+    uint64_t slot = 0;
+    if (d->by_content) {
+        uint32_t id = find_equal(&d->attr_index, v, 3, &slot, attr_equal, d);
+        if (id != UINT32_MAX)
+            return id;
+    }
+    if (d->nattrs == d->capattrs) {
+        uint32_t cap = d->capattrs ? 2 * d->capattrs : 64;
+        tr_attr_def *a = realloc(d->attrs, cap * sizeof *a);
+        if (!a)
+            return TR_ATTR_MPIT_READ_FAILED; /* a fixed one, never an undefined id */
+        d->attrs = a;
+        d->capattrs = cap;
+    }
+    d->attrs[d->nattrs] = (tr_attr_def){name, description, type};
+    uint32_t id = TR_ATTR_COUNT + d->nattrs++;
+    if (d->by_content)
+        tr_u64map_put(&d->attr_index, slot, id);
+    return id;
+}
+
+OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id)
+{
+    if (id < TR_ATTR_COUNT)
+        return tr_defs_attr_type((enum tr_attr)id);
+    return d->attrs[id - TR_ATTR_COUNT].type;
 }
 
 static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const char *canonical,
@@ -26,20 +155,13 @@ static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const cha
     uint64_t v;
     if (tr_u64map_get(&w->region_keys, k, &v))
         return (uint32_t)v;
-    if (w->nregions == w->capregions) {
-        uint32_t cap = w->capregions ? 2 * w->capregions : 64;
-        tr_region_def *r = realloc(w->regions, cap * sizeof *r);
-        if (!r)
-            return 0;
-        w->regions = r;
-        w->capregions = cap;
-    }
-    w->regions[w->nregions] = (tr_region_def){
-        .name = tr_defs_string(w, name), .canonical = tr_defs_string(w, canonical),
-        .description = tr_defs_string(w, description), .file = tr_defs_string(w, file ? file : ""),
-        .line = line, .role = role, .paradigm = paradigm};
-    tr_u64map_put(&w->region_keys, k, w->nregions);
-    return w->nregions++;
+    /* Strings are numbered in order of first use: intern in a fixed order. */
+    tr_region_def def = {.line = line, .role = role, .paradigm = paradigm};
+    def.name = tr_defs_string(w, name);
+    def.canonical = tr_defs_string(w, canonical);
+    def.description = tr_defs_string(w, description);
+    def.file = tr_defs_string(w, file ? file : "");
+    return tr_defs_region_keyed(w, k, &def);
 }
 
 static const char *target_kind_name(uint16_t kind)
@@ -230,6 +352,8 @@ static const struct {
 };
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }
+const char *tr_defs_attr_name(enum tr_attr a) { return attrs[a].name; }
+const char *tr_defs_attr_description(enum tr_attr a) { return attrs[a].description; }
 
 void tr_defs_attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s)
 {
@@ -248,124 +372,4 @@ void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v)
     default: val.uint64 = v; break;
     }
     OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, attrs[a].type, val);
-}
-
-void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t *events_per_location,
-                          uint64_t nlocations, const char *hostname)
-{
-    /* Every string must exist before the definitions below are emitted, so
-     * intern them all first, then write strings, then the rest. */
-    char buf[256];
-    uint32_t s_machine = tr_defs_string(w, "machine"), s_node_class = tr_defs_string(w, "node");
-    uint32_t s_host = tr_defs_string(w, hostname);
-    snprintf(buf, sizeof buf, "process %llu", (unsigned long long)w->jd->pid);
-    uint32_t s_process = tr_defs_string(w, buf);
-    uint32_t *s_loc = calloc(nlocations ? nlocations : 1, sizeof *s_loc);
-    uint32_t *s_devgroup = calloc(w->ndevices ? w->ndevices : 1, sizeof *s_devgroup);
-    uint32_t *s_comm = calloc(w->ndevices ? w->ndevices : 1, sizeof *s_comm);
-    uint32_t *s_win = calloc(w->ndevices ? w->ndevices : 1, sizeof *s_win);
-    if (!s_loc || !s_devgroup || !s_comm || !s_win)
-        goto out;
-    for (size_t i = 0; i < w->data.nstreams; i++) {
-        snprintf(buf, sizeof buf, "host thread %zu", i);
-        s_loc[i] = tr_defs_string(w, buf);
-    }
-    for (size_t d = 0; d < w->ndevices; d++) {
-        tr_device *dev = &w->devices[d];
-        for (uint32_t l = 0; l < dev->nlanes; l++) {
-            if (l == 0)
-                snprintf(buf, sizeof buf, "device %d stream", dev->num);
-            else
-                snprintf(buf, sizeof buf, "device %d stream %u", dev->num, l);
-            s_loc[dev->first_location + l] = tr_defs_string(w, buf);
-        }
-        snprintf(buf, sizeof buf, "device %d", dev->num);
-        s_devgroup[d] = tr_defs_string(w, buf);
-        snprintf(buf, sizeof buf, "host<->device %d", dev->num);
-        s_comm[d] = tr_defs_string(w, buf);
-        snprintf(buf, sizeof buf, "device %d memory", dev->num);
-        s_win[d] = tr_defs_string(w, buf);
-    }
-    uint32_t s_attr[TR_ATTR_COUNT][2];
-    for (int a = 0; a < TR_ATTR_COUNT; a++) {
-        s_attr[a][0] = tr_defs_string(w, attrs[a].name);
-        s_attr[a][1] = tr_defs_string(w, attrs[a].description);
-    }
-    uint32_t s_metric = tr_defs_string(w, "device_memory_in_use");
-    uint32_t s_metric_desc = tr_defs_string(w, "bytes allocated by the OpenMP runtime on the device, not yet deleted");
-    uint32_t s_bytes = tr_defs_string(w, "bytes");
-    uint32_t s_all = tr_defs_string(w, "all locations");
-    tr_defs_write_mpit(w, 0, 0, 0); /* interns its strings */
-
-    for (uint32_t i = 0; i < w->strings.count; i++)
-        OTF2_GlobalDefWriter_WriteString(gw, i, w->strings.s[i]);
-
-    struct timespec rt;
-    (void)rt;
-    uint64_t realtime = (uint64_t)((int64_t)w->t_min + w->jd->realtime_offset);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, w->t_min, w->t_max - w->t_min, realtime);
-
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, s_host, s_node_class, 0);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, s_process, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    for (size_t d = 0; d < w->ndevices; d++)
-        OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)(1 + d), s_devgroup[d],
-                                                OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 1, 0);
-    for (size_t i = 0; i < w->data.nstreams; i++)
-        OTF2_GlobalDefWriter_WriteLocation(gw, i, s_loc[i], OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           events_per_location[i], 0);
-    for (size_t d = 0; d < w->ndevices; d++) {
-        tr_device *dev = &w->devices[d];
-        for (uint32_t l = 0; l < dev->nlanes; l++) {
-            uint64_t id = dev->first_location + l;
-            OTF2_GlobalDefWriter_WriteLocation(gw, id, s_loc[id], OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
-                                               events_per_location[id], (OTF2_LocationGroupRef)(1 + d));
-        }
-    }
-    tr_defs_write_mpit(w, gw, TR_MPIT_DEFS_LOCATIONS, events_per_location);
-
-    for (uint32_t i = 0; i < w->nregions; i++) {
-        tr_region_def *r = &w->regions[i];
-        OTF2_GlobalDefWriter_WriteRegion(gw, i, r->name, r->canonical, r->description, r->role, r->paradigm,
-                                         OTF2_REGION_FLAG_NONE, r->file, r->line, r->line);
-    }
-    for (int a = 0; a < TR_ATTR_COUNT; a++)
-        OTF2_GlobalDefWriter_WriteAttribute(gw, (OTF2_AttributeRef)a, s_attr[a][0], s_attr[a][1], attrs[a].type);
-
-    OTF2_MetricMemberRef member = 0;
-    OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, s_metric, s_metric_desc, OTF2_METRIC_TYPE_OTHER,
-                                           OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
-                                           s_bytes);
-    OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT,
-                                          OTF2_RECORDER_KIND_ABSTRACT);
-    tr_defs_write_mpit(w, gw, TR_MPIT_DEFS_REST, events_per_location);
-
-    /* Communicators for the RMA windows: group 0 lists every location, group
-     * 1 + d the host threads plus device d's first stream (its last member). */
-    uint64_t *members = malloc((nlocations ? nlocations : 1) * sizeof *members);
-    if (members) {
-        for (uint64_t i = 0; i < nlocations; i++)
-            members[i] = i;
-        OTF2_GlobalDefWriter_WriteGroup(gw, 0, s_all, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
-                                        OTF2_GROUP_FLAG_NONE, (uint32_t)nlocations, members);
-        for (size_t d = 0; d < w->ndevices; d++) {
-            uint32_t n = (uint32_t)w->data.nstreams;
-            for (uint32_t i = 0; i < n; i++)
-                members[i] = i;
-            members[n] = w->devices[d].first_location;
-            OTF2_GlobalDefWriter_WriteGroup(gw, (OTF2_GroupRef)(1 + d), s_comm[d], OTF2_GROUP_TYPE_COMM_GROUP,
-                                            OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, n + 1, members);
-            OTF2_GlobalDefWriter_WriteComm(gw, (OTF2_CommRef)d, s_comm[d], (OTF2_GroupRef)(1 + d),
-                                           OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-            OTF2_GlobalDefWriter_WriteRmaWin(gw, (OTF2_RmaWinRef)d, s_win[d], (OTF2_CommRef)d,
-                                             OTF2_RMA_WIN_FLAG_NONE);
-        }
-        free(members);
-    }
-out:
-    free(s_loc);
-    free(s_devgroup);
-    free(s_comm);
-    free(s_win);
 }

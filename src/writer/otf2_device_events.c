@@ -66,7 +66,8 @@ static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_devic
 int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents)
 {
     tr_device *d = &w->devices[device];
-    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, d->first_location + lane);
+    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, w->loc_base + d->first_location + lane);
+    OTF2_RmaWinRef win = (OTF2_RmaWinRef)(w->win_base + device);
     OTF2_AttributeList *al = OTF2_AttributeList_New();
     size_t n = 0, cap = 2 * d->nitems + (lane == 0 ? d->nmetrics : 0) + 1;
     lane_event *ev = malloc(cap * sizeof *ev);
@@ -94,7 +95,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
         qsort(ev, n, sizeof *ev, by_time_kind);
 
     if (lane == 0)
-        OTF2_EvtWriter_RmaWinCreate(ew, 0, w->t_min, (OTF2_RmaWinRef)device);
+        OTF2_EvtWriter_RmaWinCreate(ew, 0, w->t_min, win);
     for (size_t i = 0; i < n; i++) {
         const tr_dev_item *it = ev[i].kind == EV_METRIC ? 0 : &d->items[ev[i].index];
         switch (ev[i].kind) {
@@ -125,7 +126,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
         }
     }
     if (lane == 0)
-        OTF2_EvtWriter_RmaWinDestroy(ew, 0, w->t_max, (OTF2_RmaWinRef)device);
+        OTF2_EvtWriter_RmaWinDestroy(ew, 0, w->t_max, win);
     free(ev);
     OTF2_EvtWriter_GetNumberOfEvents(ew, nevents);
     OTF2_AttributeList_Delete(al);

@@ -68,10 +68,11 @@ static int close_region(host_ctx *c, uint8_t type, uint64_t id, uint64_t t)
     return 1;
 }
 
+/* Each journal's devices have their own windows, from win_base on. */
 static int32_t rma_window(tr_writer *w, int device)
 {
     tr_device *d = tr_model_device(w, device);
-    return d ? (int32_t)(d - w->devices) : -1;
+    return d ? (int32_t)(w->win_base + (uint32_t)(d - w->devices)) : -1;
 }
 
 /* Rank of the device stream in its window's communicator: it is last. */

@@ -17,20 +17,12 @@ static uint32_t region(tr_writer *w, int tag, uint64_t v, const char *name, cons
     uint64_t k = (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)), id;
     if (tr_u64map_get(&w->region_keys, k, &id))
         return (uint32_t)id;
-    if (w->nregions == w->capregions) {
-        uint32_t cap = w->capregions ? 2 * w->capregions : 64;
-        tr_region_def *r = realloc(w->regions, cap * sizeof *r);
-        if (!r)
-            return 0;
-        w->regions = r;
-        w->capregions = cap;
-    }
-    w->regions[w->nregions] =
-        (tr_region_def){.name = tr_defs_string(w, name), .canonical = tr_defs_string(w, name),
-                        .description = tr_defs_string(w, desc), .file = tr_defs_string(w, ""), .role = role,
-                        .paradigm = OTF2_PARADIGM_MPI};
-    tr_u64map_put(&w->region_keys, k, w->nregions);
-    return w->nregions++;
+    tr_region_def def = {.role = role, .paradigm = OTF2_PARADIGM_MPI};
+    def.name = tr_defs_string(w, name);
+    def.canonical = tr_defs_string(w, name);
+    def.description = tr_defs_string(w, desc);
+    def.file = tr_defs_string(w, "");
+    return tr_defs_region_keyed(w, k, &def);
 }
 
 uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call)
@@ -80,8 +72,9 @@ static void add_element(tr_writer *w, OTF2_AttributeList *al, uint32_t id, OTF2_
     OTF2_AttributeList_AddAttribute(al, id, type, v);
 }
 
+/* @first: the index of the type's element 0 in w->mpit.elem_attr. */
 static void add_elements(tr_writer *w, OTF2_AttributeList *al, const tr_mpit_item *it, const tr_jmpit_type *t,
-                         uint32_t first_attr)
+                         uint32_t first)
 {
     const tr_record *r = it->rec;
     uint64_t slots[3 + 4 * 128];
@@ -99,8 +92,9 @@ static void add_elements(tr_writer *w, OTF2_AttributeList *al, const tr_mpit_ite
                 failed = 1; /* a continuation record is missing */
                 continue;
             }
-            add_element(w, al, first_attr + (uint32_t)e, w->mpit.attrs[first_attr - w->mpit.attr_base + (uint32_t)e].type,
-                        (const unsigned char *)&slots[el->slot], el->size);
+            uint32_t id = w->mpit.elem_attr[first + (uint32_t)e];
+            add_element(w, al, id, tr_defs_attribute_type(w->defs, id), (const unsigned char *)&slots[el->slot],
+                        el->size);
         }
     }
     if (failed)
@@ -153,7 +147,7 @@ static void write_drop(tr_writer *w, OTF2_EvtWriter *ew, OTF2_AttributeList *al,
 int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t li, uint64_t *nevents)
 {
     const tr_mpit_loc *l = &w->mpit.locs[li];
-    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, l->location);
+    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, w->loc_base + l->location);
     OTF2_AttributeList *al = OTF2_AttributeList_New();
     if (!ew || !al) {
         if (al)
@@ -172,14 +166,10 @@ int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t li, uint64_t *
     return OTF2_Archive_CloseEvtWriter(ar, ew) == OTF2_SUCCESS ? 0 : -1;
 }
 
-/* With @gw NULL, only interns the strings (they must all exist before the
- * string definitions are written); TR_MPIT_DEFS_LOCATIONS writes the
- * locations, TR_MPIT_DEFS_REST the attributes and the drop metric, each
- * where OTF2 expects its kind. */
-void tr_defs_write_mpit(tr_writer *w, OTF2_GlobalDefWriter *gw, int part, const uint64_t *events_per_location)
+void tr_defs_write_mpit_locations(tr_writer *w, OTF2_GlobalDefWriter *gw)
 {
     const tr_mpit_model *m = &w->mpit;
-    if (!m->nlocs && !m->nattrs)
+    if (!m->nlocs && !m->nelem)
         return;
     char buf[300];
     for (uint32_t i = 0; i < m->nlocs; i++) {
@@ -188,24 +178,25 @@ void tr_defs_write_mpit(tr_writer *w, OTF2_GlobalDefWriter *gw, int part, const 
             continue;
         snprintf(buf, sizeof buf, "MPI_T source %.200s", l->src ? l->src->name : "(unknown)");
         uint32_t s = tr_defs_string(w, buf);
-        if (gw && part == TR_MPIT_DEFS_LOCATIONS)
-            OTF2_GlobalDefWriter_WriteLocation(gw, l->location, s, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                               events_per_location[l->location], 0);
+        if (gw)
+            OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + l->location, s, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               w->events[l->location], w->group_base);
     }
-    uint32_t s_name = tr_defs_string(w, "MPI_T dropped events");
-    uint32_t s_desc = tr_defs_string(w, "events the MPI library dropped, running total per MPI_T source");
-    uint32_t s_unit = tr_defs_string(w, "events");
-    if (!gw || part != TR_MPIT_DEFS_REST)
+    if (!gw)
+        tr_defs_write_mpit_metric(w->defs, 0);
+}
+
+void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw)
+{
+    uint32_t s_name = tr_defs_str(d, "MPI_T dropped events");
+    uint32_t s_desc = tr_defs_str(d, "events the MPI library dropped, running total per MPI_T source");
+    uint32_t s_unit = tr_defs_str(d, "events");
+    if (!gw)
         return;
-    for (uint32_t k = 0; k < m->nattrs; k++)
-        OTF2_GlobalDefWriter_WriteAttribute(gw, m->attr_base + k, m->attrs[k].name, m->attrs[k].description,
-                                            m->attrs[k].type);
-    if (m->nlocated) {
-        OTF2_MetricMemberRef member = MPIT_DROP_METRIC;
-        OTF2_GlobalDefWriter_WriteMetricMember(gw, MPIT_DROP_METRIC, s_name, s_desc, OTF2_METRIC_TYPE_OTHER,
-                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
-                                               s_unit);
-        OTF2_GlobalDefWriter_WriteMetricClass(gw, MPIT_DROP_METRIC, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
-                                              OTF2_RECORDER_KIND_ABSTRACT);
-    }
+    OTF2_MetricMemberRef member = MPIT_DROP_METRIC;
+    OTF2_GlobalDefWriter_WriteMetricMember(gw, MPIT_DROP_METRIC, s_name, s_desc, OTF2_METRIC_TYPE_OTHER,
+                                           OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
+                                           s_unit);
+    OTF2_GlobalDefWriter_WriteMetricClass(gw, MPIT_DROP_METRIC, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                          OTF2_RECORDER_KIND_ABSTRACT);
 }

@@ -112,7 +112,13 @@ static int open_claimed(const char *dir, int *lost)
     return -1;
 }
 
-int tr_output_dir_create(char *dir, size_t size, int *created)
+static int create(char *dir, size_t size, int *created, int per_rank);
+
+int tr_output_dir_create(char *dir, size_t size, int *created) { return create(dir, size, created, 1); }
+
+int tr_output_dir_create_job(char *dir, size_t size, int *created) { return create(dir, size, created, 0); }
+
+static int create(char *dir, size_t size, int *created, int per_rank)
 {
     *created = 0;
     const char *env = tr_cfg.output;
@@ -138,7 +144,7 @@ int tr_output_dir_create(char *dir, size_t size, int *created)
     /* Ranks of one job share TRACER_OUTPUT: each gets its own archive,
      * named by its rank, so none takes another's name or a suffix. */
     long rank;
-    if (tr_lifecycle_launcher_rank(&rank)) {
+    if (per_rank && tr_lifecycle_launcher_rank(&rank)) {
         size_t n = strlen(base);
         snprintf(base + n, sizeof base - n, ".rank%ld", rank);
     }

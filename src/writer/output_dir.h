@@ -13,4 +13,7 @@
  * printing one tracer: line. *created tells whether tracer made it. */
 int tr_output_dir_create(char *dir, size_t size, int *created);
 
+/* The same for an MPI job's shared directory: no .rank<N> suffix. */
+int tr_output_dir_create_job(char *dir, size_t size, int *created);
+
 #endif

@@ -12,6 +12,13 @@ typedef struct tr_convert_report {
     int truncated, ended, crashed, crash_signal;
     char error[512]; /* set when the conversion failed */
     char warning[512]; /* set when OTF2 refused something but the archive was written */
+    /* tr_writer_convert_job only (ended: every rank; crashed, crash_signal:
+     * the first rank that crashed; truncated: any journal) */
+    uint64_t ranks;         /* ranks in the archive */
+    uint64_t job_size;      /* ranks the job had (MPI_RANK frames) */
+    uint64_t ranks_missing; /* job_size - ranks */
+    char missing[256];      /* those ranks, e.g. "2,5-7" ("..." when longer) */
+    char ends[512];         /* TRACER::RUN::END of the archive */
 } tr_convert_report;
 
 /* Writes @archive_dir/traces.otf2 from the journal at @journal. @archive_dir
@@ -19,5 +26,15 @@ typedef struct tr_convert_report {
  * is fine). Returns 0, or -1 with r->error set. Not thread-safe (OTF2's error
  * callback is process-wide while it runs). */
 int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r);
+
+/* Writes @archive_dir/traces.otf2 from the journals of the ranks of one MPI
+ * job (any order; each names its rank in its MPI_RANK frame): one archive,
+ * each rank in its own location group, timestamps corrected to rank 0's
+ * clock by ClockOffset definitions. docs/trace-model.md, "An MPI job's
+ * archive", is the contract. Fails (-1, r->error) on a journal without an
+ * MPI rank, two journals of one rank, or journals of different jobs. Ranks
+ * without a journal are listed, not an error. Serial, like
+ * tr_writer_convert; not thread-safe. */
+int tr_writer_convert_job(const char *const *journals, size_t n, const char *archive_dir, tr_convert_report *r);
 
 #endif

@@ -1,6 +1,8 @@
 /* writer_internal.h - state shared by the writer's passes:
  * analysis (writer_model.c) -> definitions (otf2_defs.c) -> events
- * (otf2_host_events.c, otf2_device_events.c), driven by writer.c. */
+ * (otf2_host_events.c, otf2_device_events.c), one journal at a time
+ * (writer_unit.c), driven by writer.c (one journal) or job_convert.c (the
+ * ranks of an MPI job, one archive). */
 #ifndef TR_WRITER_INTERNAL_H
 #define TR_WRITER_INTERNAL_H
 
@@ -13,6 +15,7 @@
 #include "writer/mpit_model.h"
 #include "writer/strtab.h"
 #include "writer/u64map.h"
+#include "writer/writer.h"
 
 enum tr_attr {
     TR_ATTR_DEVICE,
@@ -82,7 +85,38 @@ typedef struct tr_region_def {
     OTF2_Paradigm paradigm;
 } tr_region_def;
 
+/* An attribute beyond the fixed TR_ATTR_*: an MPI_T payload element. */
+typedef struct tr_attr_def {
+    uint32_t name, description; /* string ids */
+    OTF2_Type type;
+} tr_attr_def;
+
+/* The definitions of one archive. Every journal written into it (the ranks
+ * of an MPI job) shares them, so a string, region or attribute is defined
+ * once; each journal keeps its own keys to them (tr_writer.region_keys). */
+typedef struct tr_defs {
+    tr_strtab strings;
+    tr_region_def *regions;
+    uint32_t nregions, capregions;
+    tr_attr_def *attrs;      /* attribute TR_ATTR_COUNT + k */
+    uint32_t nattrs, capattrs;
+    /* 1 (several journals): a region or attribute equal in every field to
+     * one already defined is that one. 0 (one journal): every key gets its
+     * own, as archives were always written. */
+    int by_content;
+    tr_u64map region_index;  /* content hash -> region id (by_content) */
+    tr_u64map attr_index;    /* content hash -> attribute id (by_content) */
+} tr_defs;
+
+/* A ClockOffset definition, as OTF2 readers apply it (job_clock.c). */
+typedef struct tr_clock_point {
+    uint64_t time;   /* the rank's own ns */
+    int64_t offset;  /* add to get rank 0's */
+    double stddev;
+} tr_clock_point;
+
 typedef struct tr_writer {
+    tr_defs *defs;         /* the archive's definitions, shared */
     tr_journal_data *jd;   /* the run, as its journal tells it */
     tr_collected data;     /* moved out of jd: one stream per thread */
     uint64_t t_min, t_max; /* ns */
@@ -97,10 +131,7 @@ typedef struct tr_writer {
     tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
     tr_u64map delete_host;   /* host_op_id of a delete -> host address its alloc mapped */
 
-    tr_strtab strings;
-    tr_region_def *regions;
-    uint32_t nregions, capregions;
-    tr_u64map region_keys;   /* region key -> region id + 1 */
+    tr_u64map region_keys;   /* this journal's region key -> region id */
 
     uint64_t stray_ends;     /* ends whose begin was never seen */
     uint64_t incomplete;
@@ -108,6 +139,20 @@ typedef struct tr_writer {
     uint64_t lost;           /* events dropped in drop mode */
     tr_link_model links;     /* declare-target-link mappings */
     tr_mpit_model mpit;      /* MPI_T events, one stream per source */
+
+    /* Where this journal's part lies among the archive's ids. Locations are
+     * numbered within the journal (host threads, device lanes, MPI_T
+     * sources) and placed at loc_base; its process location group is
+     * group_base (its devices' groups follow); its devices' RMA windows
+     * (and their comms) are win_base + device index. All 0 for one journal. */
+    uint64_t loc_base;
+    uint32_t group_base, win_base;
+    uint64_t nlocations;     /* this journal's locations */
+    uint64_t *events;        /* events written, per location of this journal */
+    int rank;                /* MPI rank in a job's archive, -1 alone */
+    uint32_t node;           /* its SystemTreeNode */
+    tr_clock_point *clock;   /* job: its ClockOffset definitions, by time */
+    uint32_t nclock;
 } tr_writer;
 
 /* writer_model.c */
@@ -116,7 +161,15 @@ tr_device *tr_model_device(tr_writer *w, int num);
 const tr_record *tr_model_target(tr_writer *w, uint64_t target_id);
 
 /* otf2_defs.c */
+void tr_defs_init(tr_defs *d, int by_content);
+void tr_defs_free(tr_defs *d);
+uint32_t tr_defs_str(tr_defs *d, const char *s);
 uint32_t tr_defs_string(tr_writer *w, const char *s);
+/* The region of this journal's key @k: defined with @def the first time. */
+uint32_t tr_defs_region_keyed(tr_writer *w, uint64_t k, const tr_region_def *def);
+/* An attribute beyond the fixed ones; returns its id. */
+uint32_t tr_defs_attribute(tr_defs *d, uint32_t name, uint32_t description, OTF2_Type type);
+OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id);
 uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr);
 uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype);
 uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr);
@@ -126,30 +179,90 @@ uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark);
 uint32_t tr_defs_region_link(tr_writer *w, const char *canonical);
 /* Adds a STRING attribute. */
 void tr_defs_attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s);
-void tr_defs_write_global(tr_writer *w, OTF2_GlobalDefWriter *gw, const uint64_t *events_per_location,
-                          uint64_t nlocations, const char *hostname);
 OTF2_Type tr_defs_attr_type(enum tr_attr a);
+const char *tr_defs_attr_name(enum tr_attr a);
+const char *tr_defs_attr_description(enum tr_attr a);
 /* Adds attribute @a with value @v, converted to the attribute's type. */
 void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v);
 
 /* mpit_model.c: after tr_model_build (extends t_min / t_max). */
 int tr_mpit_model_build(tr_writer *w, uint64_t first_location);
-/* TRACER::MPIT::* archive properties. */
-void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar);
+/* The archive properties of MPI_T, named @prefix + "STATUS", "SOURCE::..."
+ * ("TRACER::MPIT::" for one journal). */
+void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix);
 
 /* otf2_mpit.c */
 int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t loc, uint64_t *nevents);
 uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call);
-/* The MPI_T locations, element attributes and the drop metric. */
-enum { TR_MPIT_DEFS_LOCATIONS = 1, TR_MPIT_DEFS_REST = 2 };
-void tr_defs_write_mpit(tr_writer *w, OTF2_GlobalDefWriter *gw, int part, const uint64_t *events_per_location);
+/* The MPI_T locations (with @gw NULL: interns their strings). */
+void tr_defs_write_mpit_locations(tr_writer *w, OTF2_GlobalDefWriter *gw);
+/* The drop metric (when @gw is NULL: interns its strings). */
+void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw);
 
-/* Location ids: host streams 0..nstreams-1, then each device's lanes. */
-static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { (void)w; return stream; }
+/* Location ids of a journal: host streams first, then each device's lanes,
+ * then the MPI_T sources; the archive's ids add loc_base. */
+static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { return w->loc_base + stream; }
 
 /* otf2_host_events.c / otf2_device_events.c */
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents);
 int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents);
+
+/* writer_unit.c: one journal's part of an archive. */
+/* Loads @journal and analyses it, defining into @defs. Returns 0; 1 when
+ * the journal holds no event (w->jd is loaded, nothing else); -1 with @err
+ * (w is then empty). */
+int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen);
+/* Places it among the archive's ids. Returns 0, or -1 out of memory. */
+int tr_unit_place(tr_writer *w, uint64_t loc_base, uint32_t group_base, uint32_t win_base);
+/* Writes its events (w->events per location); adds their number to *total. */
+int tr_unit_write_events(tr_writer *w, OTF2_Archive *ar, uint64_t *total);
+/* Frees its records; what the definitions need stays. */
+void tr_unit_release_events(tr_writer *w);
+void tr_unit_free(tr_writer *w);
+
+/* What the global definition file describes (otf2_global_defs.c). */
+typedef struct tr_global {
+    tr_defs *defs;
+    tr_writer *const *units;  /* a journal alone, or a job's ranks in rank order */
+    size_t nunits;
+    int job;                  /* 1: the ranks of an MPI job */
+    uint64_t t_min, t_max;    /* the archive's time span (rank 0's clock in a job) */
+    uint64_t realtime;        /* CLOCK_REALTIME ns at t_min */
+    const char *const *nodes; /* host names: SystemTreeNode 1 + i */
+    uint32_t nnodes;
+} tr_global;
+void tr_defs_write_global(const tr_global *g, OTF2_GlobalDefWriter *gw);
+/* otf2_job_defs.c: MPI_COMM_WORLD, _SELF and the communicators MPI_T
+ * registrations were bound to; with @gw NULL, interns their strings. */
+void tr_defs_write_job_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, uint32_t first_group,
+                             uint32_t first_comm);
+
+/* archive.c: the parts of writing an archive both drivers share. */
+OTF2_Archive *tr_archive_open(const char *dir, const char *machine);
+/* OTF2's error messages are kept, not printed: the first one since begin. */
+void tr_archive_errors_begin(void);
+const char *tr_archive_errors_end(void); /* NULL when there was none */
+void tr_archive_config_properties(OTF2_Archive *ar, const tr_journal_data *jd);
+void tr_archive_filtered_properties(OTF2_Archive *ar, const uint64_t count[2], const uint64_t bytes[2]);
+/* Closes the event files, writes every location's local definitions (its
+ * ClockOffsets) and the global definitions, closes the archive. */
+int tr_archive_finish(OTF2_Archive *ar, const tr_global *g);
+
+/* job_clock.c: a rank's CLOCK_OFFSET frames as ClockOffset definitions,
+ * and a time corrected the way OTF2 readers correct it with them. */
+int tr_job_clock_points(tr_writer *w);
+uint64_t tr_job_clock_correct(const tr_writer *w, uint64_t t);
+
+/* One journal of an MPI job (job_convert.c), in rank order. */
+typedef struct tr_job_rank {
+    const char *path;
+    int32_t rank;
+    int empty;  /* its journal holds no event: the rank is not in the archive */
+    tr_writer w;
+} tr_job_rank;
+/* job_properties.c: TRACER::CONFIG (the first rank's), ::FILTERED (summed),
+ * ::RUN::END, ::JOB::*, ::MPIT::RANK<N>::*; fills r->missing and r->ends. */
+int tr_job_properties(OTF2_Archive *ar, tr_job_rank *ranks, size_t n, int32_t size, tr_convert_report *r);
 
 /* Data op classification shared by the passes. */
 int tr_optype_is_to_device(uint16_t optype);

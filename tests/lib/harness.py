@@ -178,16 +178,16 @@ def kernel_name_re(line, func="main"):
 SKIP = 77     # meson: test skipped
 
 
-def skip_if_runtime_deaf(bin_path, args, tmp):
+def runtime_deaf(bin_path, args, tmp):
     """Sanitizer builds only: run the program with the sanitizer runtimes and
-    the independent OMPT probe tool (OMPT_PROBE) preloaded.  If the probe sees
-    no target callback, the OpenMP runtime itself does not deliver them with
-    this preload (LLVM 19 + preloaded libasan), whatever the tracer does:
-    skip instead of failing on an environment limitation."""
+    the independent OMPT probe tool (OMPT_PROBE) preloaded.  True when the
+    probe sees no target callback: the OpenMP runtime itself does not deliver
+    them with this preload (LLVM 19 + preloaded libasan), whatever the
+    tracer does."""
     extra = [p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", "")) if p]
     probe = os.environ.get("OMPT_PROBE", "")
     if not extra or not probe:
-        return
+        return False
     out = os.path.join(tmp, "probe.out")
     run([bin_path] + list(args), tmp, traced=False,
         extra_env={"LD_PRELOAD": ":".join(extra + [probe]), "OMPT_PROBE_OUT": out})
@@ -196,11 +196,17 @@ def skip_if_runtime_deaf(bin_path, args, tmp):
             n = int(f.read().strip() or 0)
     except (OSError, ValueError):
         n = 0
-    if n == 0:
+    return n == 0
+
+
+def skip_if_runtime_deaf(bin_path, args, tmp):
+    """Skip instead of failing on an environment limitation (runtime_deaf)."""
+    if runtime_deaf(bin_path, args, tmp):
+        extra = [p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", "")) if p]
         print("SKIP: with %s preloaded the OpenMP runtime delivers no OMPT target "
               "callbacks even to the independent probe tool %s; offload tracing "
               "cannot be tested in this sanitizer configuration"
-              % (":".join(extra), probe))
+              % (":".join(extra), os.environ.get("OMPT_PROBE", "")))
         shutil.rmtree(tmp, ignore_errors=True)
         sys.exit(SKIP)
 
@@ -416,8 +422,8 @@ def check_rma(c, t):
     threads = t.cpu_threads()
     # windows and their communicators
     for d, stream in streams.items():
-        win = t.win_by_name("device %d memory" % d)
-        if not c.check(win is not None, "no RmaWin 'device %d memory'" % d):
+        win = t.win_by_name(t.window_name(d))
+        if not c.check(win is not None, "no RmaWin %r" % t.window_name(d)):
             continue
         members = list(win.comm.group.members)
         c.check(members and members[-1] == stream,
@@ -445,7 +451,7 @@ def check_rma(c, t):
                 c.equal(nxt.bytes, A(ev, "bytes"), "%s bytes vs Enter bytes" % cls.__name__)
                 c.equal(nxt.matching_id, A(ev, "host_op_id"),
                         "%s matching id vs host_op_id" % cls.__name__)
-                c.equal(nxt.win.name, "device %s memory" % dev, "%s window" % cls.__name__)
+                c.equal(nxt.win.name, t.window_name(dev), "%s window" % cls.__name__)
                 if dev in streams:
                     try:
                         remote = nxt.win.location(nxt.remote)
@@ -491,8 +497,9 @@ def transfer_summary(t):
     from the window name."""
     out = collections.defaultdict(list)
     for tr in t.transfers():
-        m = re.fullmatch(r"device (\d+) memory", tr.win.name)
-        dev = int(m.group(1)) if m else tr.win.name
+        dev = t.window_device(tr.win)
+        if dev is None:
+            dev = tr.win.name
         out[(tr.kind, dev)].append(tr.bytes)
     return {k: sorted(v) for k, v in out.items()}
 

@@ -83,6 +83,18 @@ class Trace:
     def regions_by_canonical(self, canonical_name):
         return [r for r in self.regions if r.canonical_name == canonical_name]
 
+    # The RMA window of device d is "device <d> memory"; in one rank's view
+    # of an MPI job's archive (RankView) "rank <r> device <d> memory".
+    window_prefix = ""
+
+    def window_name(self, device):
+        return "%sdevice %s memory" % (self.window_prefix, device)
+
+    def window_device(self, win):
+        """Device number of a device memory window, else None."""
+        m = re.fullmatch(re.escape(self.window_prefix) + r"device (\d+) memory", win.name)
+        return int(m.group(1)) if m else None
+
     def win_by_name(self, name):
         for w in self.rma_wins:
             if w.name == name:
@@ -232,6 +244,29 @@ class Trace:
                          % (loc.name, _enum_name(loc.type), loc.group.name, len(evs),
                             dict(self.count_enters(loc))))
         return "\n".join(lines)
+
+
+class RankView(Trace):
+    """One rank of an MPI job's archive: the locations of its "rank <r>"
+    group and of its "rank <r> device <d>" groups, and its RMA windows
+    ("rank <r> device <d> memory"). Regions and attributes are the
+    archive's. The per-process checks of harness then apply to one rank."""
+
+    def __init__(self, trace, rank):  # pylint: disable=super-init-not-called
+        self.rank = rank
+        self.path = trace.path
+        self.definitions = trace.definitions
+        self.clock_properties = trace.clock_properties
+        self.regions = trace.regions
+        self.attributes = trace.attributes
+        self.window_prefix = "rank %d " % rank
+
+        def mine(loc):
+            g = loc.group.name
+            return g == "rank %d" % rank or g.startswith("rank %d device " % rank)
+        self.locations = [loc for loc in trace.locations if mine(loc)]
+        self.events = collections.OrderedDict((loc, evs) for loc, evs in trace.events.items() if mine(loc))
+        self.rma_wins = [w for w in trace.rma_wins if w.name.startswith(self.window_prefix)]
 
 
 def open_trace(path):

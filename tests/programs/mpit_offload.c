@@ -13,7 +13,17 @@
  * status 4. With TEST_PID_DIR set, each rank writes its pid to
  * $TEST_PID_DIR/rank<r>.pid. Each line says the rank and the
  * communicator size, so ranks that did not find each other show up as two
- * "size 1" lines. Lines marked KERNEL:<tag> are found by the driver. */
+ * "size 1" lines. Lines marked KERNEL:<tag> are found by the driver.
+ * With TEST_ABORT_RANK=<a> (test_mpi_job.py), every rank does its offload
+ * work and meets the others in an MPI_Barrier; then rank a prints
+ * "mpit_offload: rank <a> aborts", sleeps 0.5 s (so that with a
+ * TRACER_FLUSH_INTERVAL well below that every rank's journal holds its
+ * offload work) and calls MPI_Abort(MPI_COMM_WORLD, 5), while the others
+ * wait in a second MPI_Barrier that never completes; nothing else is
+ * printed and no rank reaches MPI_Allreduce or MPI_Finalize.
+ * With TEST_NO_MPI=1 the program never calls MPI: r = $PMI_RANK (0 when
+ * unset), size = $PMI_SIZE (1); it does rank r's offload work, prints its
+ * line ("rank r of size local=...") and exits with status 4. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +35,19 @@
 
 int main(int argc, char **argv)
 {
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
-        return 98;
+    const char *no_mpi = getenv("TEST_NO_MPI");
+    int use_mpi = !(no_mpi && *no_mpi);
     int rank = -1, size = -1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (use_mpi) {
+        if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+            return 98;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    } else {
+        const char *r = getenv("PMI_RANK"), *s = getenv("PMI_SIZE");
+        rank = r ? atoi(r) : 0;
+        size = s ? atoi(s) : 1;
+    }
     /* Which archive is whose: the driver maps the "process <pid>" location
      * group of each archive to a rank with these files. */
     const char *pid_dir = getenv("TEST_PID_DIR");
@@ -66,12 +84,33 @@ int main(int argc, char **argv)
             x[i] = x[i] + 1;
     }
 
+    const char *abort_env = getenv("TEST_ABORT_RANK");
+    if (use_mpi && abort_env && *abort_env) {
+        int abort_rank = atoi(abort_env);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == abort_rank) {
+            printf("mpit_offload: rank %d aborts\n", rank);
+            fflush(stdout);
+            usleep(500000);
+            MPI_Abort(MPI_COMM_WORLD, 5);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        return 96; /* not reached: MPI_Abort ends every rank */
+    }
+
     /* sum(b) = na (na - 1); sum(x) = nx (reps + 1) */
     long long local = 0;
     for (int i = 0; i < na; i++)
         local += (long long)b[i];
     for (int i = 0; i < nx; i++)
         local += (long long)x[i];
+    if (!use_mpi) {
+        printf("mpit_offload: rank %d of %d local=%lld\n", rank, size, local);
+        free(a);
+        free(b);
+        free(x);
+        return 4;
+    }
     long long total = 0;
     MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     printf("mpit_offload: rank %d of %d local=%lld\n", rank, size, local);

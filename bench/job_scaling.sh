@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# bench/job_scaling.sh [BUILD_DIR] [MAX_RANKS] - an MPI job's trace as ranks
+# grow: the time of MPI_Finalize (where the ranks end recording and rank 0
+# writes the job's archive), the files of the archive, and the file-system
+# metadata operations on the trace directory (from strace, for up to 16
+# ranks). Ranks are oversubscribed on this machine's cores. Prints a table;
+# docs/scaling.md quotes it. Not a test.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+max=${2:-64}
+lib=$build/src/libtracer.so
+prog=$build/bench/mpi_job
+events=10000
+[[ -x $prog && -f $lib ]] || { echo "job_scaling: build first (ninja -C $build)" >&2; exit 1; }
+mpiexec=$(command -v mpiexec.mpich) || { echo "job_scaling: mpiexec.mpich not found" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracer-job-scaling.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cores=$(nproc --all)
+export HYDRA_LAUNCHER=fork OMP_NUM_THREADS=1
+tracer=$build/tools/tracer
+slowest() { awk -F'finalize_s=' '{ if ($2 > m) m = $2 } END { print m }' "$1"; }
+
+echo "tracer job scaling - $(date -u +%Y-%m-%d), $cores cores, $events marks per rank"
+echo
+echo "MPI_Finalize of the slowest rank: untraced; traced with TRACER_WRITE_AT_END=0 (the"
+echo "collective steps: clock offsets, barrier); traced (rank 0 also writes the archive)."
+echo "merge: \`tracer recover\` of the same journals, alone (the serial write rank 0 does)."
+echo
+echo "| ranks | finalize untraced, s | finalize, no write, s | finalize with write, s | merge alone, s | archive files | archive MiB | metadata ops on the trace dir |"
+echo "|---|---|---|---|---|---|---|---|"
+for n in 1 2 4 8 16 32 64 128 256; do
+  (( n <= max )) || break
+  "$mpiexec" -n "$n" "$prog" "$events" >"$tmp/base$n"
+  out=$tmp/t$n
+  TRACER_OUTPUT=$out TRACER_WRITE_AT_END=0 "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >"$tmp/nw$n"
+  t0=$(date +%s.%N)
+  "$tracer" recover "$out" >/dev/null
+  merge=$(echo "$(date +%s.%N) - $t0" | bc)
+  files=$(find "$out" -type f ! -path '*/journals/*' | wc -l)
+  mib=$(du -sm --exclude=journals "$out" | cut -f1)
+  rm -rf "$out"
+  TRACER_OUTPUT=$out "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >"$tmp/w$n"
+  rm -rf "$out"
+  ops="-"
+  if (( n <= 16 )) && command -v strace >/dev/null; then
+    TRACER_OUTPUT=$out strace -f -qq -o "$tmp/strace$n" \
+      -e trace=openat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir \
+      "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >/dev/null
+    ops=$(grep -c "$out" "$tmp/strace$n" || true)
+    rm -rf "$out"
+  fi
+  printf '| %s | %s | %s | %s | %.3f | %s | %s | %s |\n' "$n" "$(slowest "$tmp/base$n")" "$(slowest "$tmp/nw$n")" \
+    "$(slowest "$tmp/w$n")" "$merge" "$files" "$mib" "$ops"
+done

@@ -1,0 +1,173 @@
+/* job.c - see job.h. Runs only inside MPI_Init and MPI_Finalize. */
+#define _GNU_SOURCE 1 /* asprintf */
+#include "job/job.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/lifecycle.h"
+#include "core/log.h"
+#include "job/clock_offset.h"
+#include "job/mpi_world.h"
+#include "mpit/mpit_api.h"
+#include "session/session.h"
+#include "writer/output_dir.h"
+#include "writer/writer.h"
+
+static struct {
+    int active, rank, size, dir_fd;
+    char dir[4096];
+    tr_mpi_world w;
+} job = {.dir_fd = -1};
+
+/* The same answer on every rank: the MPI family and TRACER_ENABLE. */
+static int takes_part(void)
+{
+    tr_mpit_api api;
+    enum tr_mpit_status st = tr_mpit_resolve(&api, 0, 0);
+    if (st != TR_MPIT_READY && st != TR_MPIT_NO_EVENTS)
+        return 0;
+    const char *e = getenv("TRACER_ENABLE");
+    if (e && (!strcmp(e, "0") || !strcasecmp(e, "no") || !strcasecmp(e, "false") || !strcasecmp(e, "off")))
+        return 0;
+    return tr_mpi_world_resolve(&job.w) == 0;
+}
+
+static void journal_offset(uint32_t when)
+{
+    tr_journal_clock_offset o;
+    if (tr_clock_offset_measure(&job.w, job.rank, job.size, when, &o) == 0 && job.rank != 0)
+        tr_session_append(TR_FRAME_CLOCK_OFFSET, &o, sizeof o);
+    else if (job.rank == 0)
+        tr_session_append(TR_FRAME_CLOCK_OFFSET, &o, sizeof o); /* offset 0 by definition */
+}
+
+/* Rank 0 claims the directory; everyone learns its path ("" on failure). */
+static void agree_on_directory(void)
+{
+    int created = 0;
+    job.dir[0] = 0;
+    if (job.rank == 0) {
+        /* Started without a launcher (a singleton), rank 0 already has the
+         * job's directory: the one it claimed at activation. */
+        long launcher_rank;
+        if (!tr_lifecycle_launcher_rank(&launcher_rank))
+            job.dir_fd = tr_session_dir_dup(job.dir, sizeof job.dir);
+        if (job.dir_fd < 0)
+            job.dir_fd = tr_output_dir_create_job(job.dir, sizeof job.dir, &created);
+        if (job.dir_fd >= 0 && mkdirat(job.dir_fd, "journals", 0777) && errno != EEXIST) {
+            tr_log("job: cannot create %s/journals: %s; each rank writes its own archive", job.dir,
+                   strerror(errno));
+            close(job.dir_fd);
+            job.dir_fd = -1;
+        }
+        if (job.dir_fd < 0)
+            job.dir[0] = 0;
+    }
+    if (job.w.bcast(job.dir, (int)sizeof job.dir, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        job.dir[0] = 0;
+    job.dir[sizeof job.dir - 1] = 0;
+    if (!job.dir[0] || job.rank == 0)
+        return;
+    job.dir_fd = open(job.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (job.dir_fd >= 0 && (fstat(job.dir_fd, &st) || st.st_uid != geteuid())) {
+        close(job.dir_fd);
+        job.dir_fd = -1;
+    }
+    if (job.dir_fd < 0)
+        tr_log("job: cannot open the job's directory %s; this rank writes its own archive", job.dir);
+}
+
+void tr_job_after_init(int rc)
+{
+    if (rc != MPI_SUCCESS || job.active || !takes_part())
+        return;
+    if (job.w.comm_rank(MPI_COMM_WORLD, &job.rank) != MPI_SUCCESS ||
+        job.w.comm_size(MPI_COMM_WORLD, &job.size) != MPI_SUCCESS)
+        return;
+    job.active = 1;
+    tr_journal_mpi_rank jr = {.rank = job.rank, .size = job.size};
+    tr_session_append(TR_FRAME_MPI_RANK, &jr, sizeof jr);
+    agree_on_directory();
+    if (job.dir_fd >= 0)
+        tr_session_join_job(job.dir_fd, job.dir, job.rank);
+    journal_offset(1);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    /* rank<N>.journal in rank order */
+    return atoi((*a)->d_name + 4) - atoi((*b)->d_name + 4);
+}
+
+static int is_rank_journal(const struct dirent *d)
+{
+    size_t n = strlen(d->d_name);
+    return !strncmp(d->d_name, "rank", 4) && n > 12 && !strcmp(d->d_name + n - 8, ".journal");
+}
+
+/* Rank 0, once every rank's journal is complete. */
+static void write_job_archive(void)
+{
+    char jdir[4200];
+    snprintf(jdir, sizeof jdir, "%s/journals", job.dir);
+    struct dirent **list = 0;
+    int n = scandir(jdir, &list, is_rank_journal, by_name);
+    if (n <= 0) {
+        free(list);
+        if (tr_cfg.verbose)
+            tr_log("job: no rank recorded anything; no trace written");
+        return;
+    }
+    char **paths = calloc((size_t)n, sizeof *paths);
+    for (int i = 0; paths && i < n; i++)
+        if (asprintf(&paths[i], "%s/%s", jdir, list[i]->d_name) < 0)
+            paths[i] = 0;
+    tr_convert_report r;
+    int rc = paths ? tr_writer_convert_job((const char *const *)paths, (size_t)n, job.dir, &r) : -1;
+    if (rc)
+        tr_log("job: writer: %s; the journals in %s are kept: 'tracer recover %s' retries",
+               paths ? r.error : "out of memory", jdir, job.dir);
+    else if (r.warning[0])
+        tr_log("job: writer: %s; the journals in %s are kept", r.warning, jdir);
+    else if (!tr_cfg.keep_journal) {
+        for (int i = 0; i < n; i++)
+            unlink(paths[i]);
+        rmdir(jdir);
+    }
+    if (!rc && tr_cfg.verbose)
+        tr_log("job: trace of %d rank%s written to %s/traces.otf2 (%llu events)", n, n == 1 ? "" : "s", job.dir,
+               (unsigned long long)r.events);
+    for (int i = 0; i < n; i++) {
+        free(list[i]);
+        if (paths)
+            free(paths[i]);
+    }
+    free(list);
+    free(paths);
+}
+
+void tr_job_before_finalize(void)
+{
+    if (!job.active)
+        return;
+    journal_offset(2);
+    /* The archive is written while MPI still works: this rank's recording
+     * ends here (later events are counted, not traced). */
+    tr_lifecycle_end("MPI_Finalize");
+    job.w.barrier(MPI_COMM_WORLD); /* every journal is complete */
+    if (job.rank == 0 && job.dir[0] && tr_cfg.write_at_end)
+        write_job_archive();
+    if (job.dir_fd >= 0)
+        close(job.dir_fd);
+    job.dir_fd = -1;
+    job.active = 0;
+}

@@ -1,0 +1,24 @@
+/* job.h - one trace for a whole MPI job.
+ *
+ * At MPI_Init every rank learns its rank and the job's size; rank 0 picks
+ * and claims the job's directory ($TRACER_OUTPUT, or a .1, .2 ... when it
+ * already holds a trace) and tells the others; each traced rank moves its
+ * journal there as journals/rank<N>.journal and journals its rank; every
+ * rank measures its clock offset to rank 0. At MPI_Finalize the offsets are
+ * measured again, every rank ends its recording (its journal is complete),
+ * and, unless TRACER_WRITE_AT_END=0, rank 0 writes the job's archive from
+ * all the journals; `tracer recover DIR` does the same offline.
+ *
+ * Every rank takes part, traced or not (TRACER_RANKS), because the steps
+ * are collective; tracer must be preloaded into all ranks of a job or none.
+ * A process whose MPI is not the family tracer was built for, or with
+ * TRACER_ENABLE=0, takes no part. */
+#ifndef TR_JOB_JOB_H
+#define TR_JOB_JOB_H
+
+/* After the real MPI_Init / MPI_Init_thread returned @rc. */
+void tr_job_after_init(int rc);
+/* Before the real MPI_Finalize. */
+void tr_job_before_finalize(void);
+
+#endif

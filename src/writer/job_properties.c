@@ -1,0 +1,141 @@
+/* job_properties.c - what a job's archive says about how it was taken:
+ * the configuration (rank 0's: every rank reads the same environment from
+ * the launcher, normally), the filters' totals over all ranks, how each
+ * rank ended, which ranks are missing, and every rank's MPI_T. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer/writer_internal.h"
+
+typedef struct text {
+    char *s;
+    size_t n, cap;
+    int oom;
+} text;
+
+static void addf(text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list va;
+        va_start(va, fmt);
+        int k = t->oom ? 0 : vsnprintf(t->s ? t->s + t->n : 0, t->s ? t->cap - t->n : 0, fmt, va);
+        va_end(va);
+        if (t->oom || k < 0)
+            return;
+        if (t->s && t->n + (size_t)k < t->cap) {
+            t->n += (size_t)k;
+            return;
+        }
+        size_t cap = 2 * (t->cap + (size_t)k) + 64;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->oom = 1;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+/* @s into @out, cut with "..." when it does not fit. */
+static void copy_cut(char *out, size_t size, const char *s)
+{
+    size_t len = strlen(s);
+    if (len < size) {
+        memcpy(out, s, len + 1);
+        return;
+    }
+    snprintf(out, size, "%.*s...", (int)(size - 4), s);
+}
+
+/* How each rank's run ended; "normal end" when every journal says so. */
+static void run_end(text *t, const tr_job_rank *ranks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const tr_journal_data *jd = ranks[i].w.jd;
+        char how[64] = "";
+        if (jd->crashed)
+            snprintf(how, sizeof how, "crashed (signal %d)", jd->crash_signal);
+        else if (!jd->ended)
+            snprintf(how, sizeof how, "recovered");
+        if (!how[0] && !ranks[i].empty)
+            continue;
+        addf(t, "%srank %d: %s%s%s", t->n ? "; " : "", ranks[i].rank, how, how[0] && ranks[i].empty ? ", " : "",
+             ranks[i].empty ? "no events" : "");
+    }
+    if (!t->n)
+        addf(t, "normal end");
+}
+
+/* Ranks of 0..size-1 not in the archive, as "2,5-7". */
+static void missing_ranks(text *t, const tr_job_rank *ranks, size_t n, int32_t size)
+{
+    size_t i = 0;
+    for (int32_t k = 0; k < size;) {
+        while (i < n && (ranks[i].rank < k || ranks[i].empty))
+            i++;
+        if (i < n && ranks[i].rank == k) {
+            k++;
+            continue;
+        }
+        int32_t last = i < n ? ranks[i].rank - 1 : size - 1; /* the next present one ends the run */
+        if (last == k)
+            addf(t, "%s%d", t->n ? "," : "", k);
+        else
+            addf(t, "%s%d-%d", t->n ? "," : "", k, last);
+        k = last + 1;
+    }
+}
+
+int tr_job_properties(OTF2_Archive *ar, tr_job_rank *ranks, size_t n, int32_t size, tr_convert_report *r)
+{
+    tr_archive_config_properties(ar, ranks[0].w.jd);
+    uint64_t count[2] = {0, 0}, bytes[2] = {0, 0};
+    size_t present = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tr_journal_data *jd = ranks[i].w.jd;
+        for (int d = 0; d < 2; d++) {
+            count[d] += jd->end.small_count[d];
+            bytes[d] += jd->end.small_bytes[d];
+        }
+        present += !ranks[i].empty;
+    }
+    tr_archive_filtered_properties(ar, count, bytes);
+
+    text end = {0}, missing = {0};
+    run_end(&end, ranks, n);
+    missing_ranks(&missing, ranks, n, size);
+    int oom = end.oom || missing.oom;
+    if (!oom) {
+        OTF2_Archive_SetProperty(ar, "TRACER::RUN::END", end.s, false);
+        copy_cut(r->ends, sizeof r->ends, end.s);
+        char value[64];
+        snprintf(value, sizeof value, "%zu/%d", present, size);
+        OTF2_Archive_SetProperty(ar, "TRACER::JOB::RANKS", value, false);
+        if (missing.n) {
+            OTF2_Archive_SetProperty(ar, "TRACER::JOB::MISSING_RANKS", missing.s, false);
+            copy_cut(r->missing, sizeof r->missing, missing.s);
+        }
+    }
+    free(end.s);
+    free(missing.s);
+    /* Which process each rank was: its pid and host. */
+    for (size_t i = 0; i < n; i++) {
+        char name[96], value[320];
+        snprintf(name, sizeof name, "TRACER::JOB::RANK%d::PROCESS", ranks[i].rank);
+        snprintf(value, sizeof value, "pid %llu on %.256s", (unsigned long long)ranks[i].w.jd->pid,
+                 ranks[i].w.jd->hostname ? ranks[i].w.jd->hostname : "?");
+        OTF2_Archive_SetProperty(ar, name, value, false);
+    }
+
+    char prefix[64];
+    for (size_t i = 0; i < n; i++) {
+        if (ranks[i].empty)
+            continue;
+        snprintf(prefix, sizeof prefix, "TRACER::MPIT::RANK%d::", ranks[i].rank);
+        tr_mpit_properties(&ranks[i].w, ar, prefix);
+    }
+    return oom ? -1 : 0;
+}

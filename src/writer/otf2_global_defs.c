@@ -1,0 +1,204 @@
+/* otf2_global_defs.c - the global definition file of an archive: strings,
+ * clock, system tree, location groups and locations of every journal in it,
+ * regions, attributes, metrics, and the communicators of the RMA windows
+ * (and, for an MPI job, of MPI). Written last: it needs each location's
+ * event count. A journal alone is written exactly as it always was; a job's
+ * ranks follow one another with their own ids (tr_writer's bases). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "writer/writer_internal.h"
+
+/* Names of a journal's groups: "process <pid>" alone, "rank <N>" in a job. */
+static uint32_t process_name(const tr_global *g, const tr_writer *w)
+{
+    char buf[64];
+    if (g->job)
+        snprintf(buf, sizeof buf, "rank %d", w->rank);
+    else
+        snprintf(buf, sizeof buf, "process %llu", (unsigned long long)w->jd->pid);
+    return tr_defs_str(g->defs, buf);
+}
+
+/* @what: 0 the device's location group, 1 its comm, 2 its window. */
+static uint32_t device_name(const tr_global *g, const tr_writer *w, const tr_device *dev, int what)
+{
+    static const char *const fmt[3] = {"device %d", "host<->device %d", "device %d memory"};
+    char buf[96], rank[32] = "";
+    if (g->job)
+        snprintf(rank, sizeof rank, "rank %d ", w->rank);
+    int n = snprintf(buf, sizeof buf, "%s", rank);
+    snprintf(buf + n, sizeof buf - (size_t)n, fmt[what], dev->num);
+    return tr_defs_str(g->defs, buf);
+}
+
+static uint32_t lane_name(const tr_global *g, const tr_device *dev, uint32_t lane)
+{
+    char buf[96];
+    if (lane == 0)
+        snprintf(buf, sizeof buf, "device %d stream", dev->num);
+    else
+        snprintf(buf, sizeof buf, "device %d stream %u", dev->num, lane);
+    return tr_defs_str(g->defs, buf);
+}
+
+static uint32_t thread_name(const tr_global *g, size_t i)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "host thread %zu", i);
+    return tr_defs_str(g->defs, buf);
+}
+
+/* Every string must exist before the string definitions are written, so
+ * all are interned first, in the order a lone journal always had. */
+static void intern_all(const tr_global *g)
+{
+    tr_defs *d = g->defs;
+    tr_defs_str(d, "machine");
+    tr_defs_str(d, "node");
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        tr_defs_str(d, g->nodes[i]);
+    for (size_t u = 0; u < g->nunits; u++) {
+        const tr_writer *w = g->units[u];
+        process_name(g, w);
+        for (size_t i = 0; i < w->data.nstreams; i++)
+            thread_name(g, i);
+        for (size_t k = 0; k < w->ndevices; k++) {
+            for (uint32_t l = 0; l < w->devices[k].nlanes; l++)
+                lane_name(g, &w->devices[k], l);
+            for (int what = 0; what < 3; what++)
+                device_name(g, w, &w->devices[k], what);
+        }
+    }
+    for (int a = 0; a < TR_ATTR_COUNT; a++) {
+        tr_defs_str(d, tr_defs_attr_name((enum tr_attr)a));
+        tr_defs_str(d, tr_defs_attr_description((enum tr_attr)a));
+    }
+    tr_defs_str(d, "device_memory_in_use");
+    tr_defs_str(d, "bytes allocated by the OpenMP runtime on the device, not yet deleted");
+    tr_defs_str(d, "bytes");
+    tr_defs_str(d, "all locations");
+    for (size_t u = 0; u < g->nunits; u++)
+        tr_defs_write_mpit_locations(g->units[u], 0);
+    if (g->job)
+        tr_defs_write_job_comms(g, 0, 0, 0);
+}
+
+static void write_tree_and_locations(const tr_global *g, OTF2_GlobalDefWriter *gw)
+{
+    tr_defs *d = g->defs;
+    uint32_t s_machine = tr_defs_str(d, "machine"), s_node_class = tr_defs_str(d, "node");
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1 + i, tr_defs_str(d, g->nodes[i]), s_node_class, 0);
+    for (size_t u = 0; u < g->nunits; u++) {
+        const tr_writer *w = g->units[u];
+        OTF2_GlobalDefWriter_WriteLocationGroup(gw, w->group_base, process_name(g, w), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                w->node, OTF2_UNDEFINED_LOCATION_GROUP);
+        for (size_t k = 0; k < w->ndevices; k++)
+            OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)(w->group_base + 1 + k),
+                                                    device_name(g, w, &w->devices[k], 0),
+                                                    OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, w->node, w->group_base);
+    }
+    for (size_t u = 0; u < g->nunits; u++) {
+        const tr_writer *w = g->units[u];
+        for (size_t i = 0; i < w->data.nstreams; i++)
+            OTF2_GlobalDefWriter_WriteLocation(gw, tr_host_location(w, i), thread_name(g, i),
+                                               OTF2_LOCATION_TYPE_CPU_THREAD, w->events[i], w->group_base);
+        for (size_t k = 0; k < w->ndevices; k++) {
+            const tr_device *dev = &w->devices[k];
+            for (uint32_t l = 0; l < dev->nlanes; l++) {
+                uint64_t id = dev->first_location + l;
+                OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + id, lane_name(g, dev, l),
+                                                   OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, w->events[id],
+                                                   (OTF2_LocationGroupRef)(w->group_base + 1 + k));
+            }
+        }
+        tr_defs_write_mpit_locations((tr_writer *)w, gw);
+    }
+}
+
+static void write_regions_attributes_metrics(const tr_global *g, OTF2_GlobalDefWriter *gw)
+{
+    tr_defs *d = g->defs;
+    for (uint32_t i = 0; i < d->nregions; i++) {
+        tr_region_def *r = &d->regions[i];
+        OTF2_GlobalDefWriter_WriteRegion(gw, i, r->name, r->canonical, r->description, r->role, r->paradigm,
+                                         OTF2_REGION_FLAG_NONE, r->file, r->line, r->line);
+    }
+    for (int a = 0; a < TR_ATTR_COUNT; a++)
+        OTF2_GlobalDefWriter_WriteAttribute(gw, (OTF2_AttributeRef)a, tr_defs_str(d, tr_defs_attr_name((enum tr_attr)a)),
+                                            tr_defs_str(d, tr_defs_attr_description((enum tr_attr)a)),
+                                            tr_defs_attr_type((enum tr_attr)a));
+    OTF2_MetricMemberRef member = 0;
+    OTF2_GlobalDefWriter_WriteMetricMember(
+        gw, 0, tr_defs_str(d, "device_memory_in_use"),
+        tr_defs_str(d, "bytes allocated by the OpenMP runtime on the device, not yet deleted"), OTF2_METRIC_TYPE_OTHER,
+        OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, tr_defs_str(d, "bytes"));
+    OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                          OTF2_RECORDER_KIND_ABSTRACT);
+    for (uint32_t k = 0; k < d->nattrs; k++)
+        OTF2_GlobalDefWriter_WriteAttribute(gw, TR_ATTR_COUNT + k, d->attrs[k].name, d->attrs[k].description,
+                                            d->attrs[k].type);
+    int located = 0;
+    for (size_t u = 0; u < g->nunits; u++)
+        located |= g->units[u]->mpit.nlocated != 0;
+    if (located)
+        tr_defs_write_mpit_metric(d, gw);
+}
+
+/* Communicators for the RMA windows: group 0 lists every location of the
+ * archive (so a location's rank in it is its id); group 1 + window holds
+ * its journal's host threads plus the device's first stream (its last
+ * member). Returns the number of windows. */
+static uint32_t write_rma_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, uint64_t nlocations)
+{
+    uint64_t most = 1;
+    for (size_t u = 0; u < g->nunits; u++)
+        if (g->units[u]->data.nstreams + 1 > most)
+            most = g->units[u]->data.nstreams + 1;
+    uint64_t *members = malloc((nlocations > most ? nlocations : most) * sizeof *members);
+    uint32_t nwins = 0;
+    if (!members)
+        return 0;
+    for (uint64_t i = 0; i < nlocations; i++)
+        members[i] = i;
+    OTF2_GlobalDefWriter_WriteGroup(gw, 0, tr_defs_str(g->defs, "all locations"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                    OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, (uint32_t)nlocations, members);
+    for (size_t u = 0; u < g->nunits; u++) {
+        const tr_writer *w = g->units[u];
+        for (size_t k = 0; k < w->ndevices; k++) {
+            uint32_t n = (uint32_t)w->data.nstreams, win = w->win_base + (uint32_t)k;
+            for (uint32_t i = 0; i < n; i++)
+                members[i] = tr_host_location(w, i);
+            members[n] = w->loc_base + w->devices[k].first_location;
+            uint32_t s_comm = device_name(g, w, &w->devices[k], 1);
+            OTF2_GlobalDefWriter_WriteGroup(gw, (OTF2_GroupRef)(1 + win), s_comm, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, n + 1, members);
+            OTF2_GlobalDefWriter_WriteComm(gw, (OTF2_CommRef)win, s_comm, (OTF2_GroupRef)(1 + win),
+                                           OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+            OTF2_GlobalDefWriter_WriteRmaWin(gw, (OTF2_RmaWinRef)win, device_name(g, w, &w->devices[k], 2),
+                                             (OTF2_CommRef)win, OTF2_RMA_WIN_FLAG_NONE);
+            nwins++;
+        }
+    }
+    free(members);
+    return nwins;
+}
+
+void tr_defs_write_global(const tr_global *g, OTF2_GlobalDefWriter *gw)
+{
+    intern_all(g);
+    tr_defs *d = g->defs;
+    for (uint32_t i = 0; i < d->strings.count; i++)
+        OTF2_GlobalDefWriter_WriteString(gw, i, d->strings.s[i]);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, g->t_min, g->t_max - g->t_min, g->realtime);
+    write_tree_and_locations(g, gw);
+    write_regions_attributes_metrics(g, gw);
+    uint64_t nlocations = 0;
+    for (size_t u = 0; u < g->nunits; u++)
+        nlocations += g->units[u]->nlocations;
+    uint32_t nwins = write_rma_comms(g, gw, nlocations);
+    if (g->job)
+        tr_defs_write_job_comms(g, gw, 1 + nwins, nwins);
+}

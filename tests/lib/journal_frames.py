@@ -1,0 +1,71 @@
+"""Reading and writing tracer journal frames (src/journal/journal_format.h).
+
+A journal is a sequence of frames: a 64-byte little-endian header, then the
+payload. The header holds the magic "TRFM", version 1, the frame type, the
+CRC-32 (IEEE, zlib's) of the header with its CRC field 0 and of the payload,
+the payload's size, and chunk fields (location, tid, seq, records, flags)
+that other frames leave 0. Tests use this to give journals frames a real run
+would have written (an MPI rank, clock offsets) and to cut or splice them.
+"""
+
+import collections
+import struct
+import zlib
+
+MAGIC = 0x4d465254
+VERSION = 1
+HEADER = struct.Struct("<IHHIIQQIIQIIQ")   # 64 bytes, field order of tr_frame_header
+assert HEADER.size == 64
+
+START, CHUNK, STRING, SYMBOL, CLOCK, END, CRASH, VARIABLE, MPIT, MPI_RANK, CLOCK_OFFSET = range(1, 12)
+
+MPI_RANK_PAYLOAD = struct.Struct("<iiQQ")      # tr_journal_mpi_rank: rank, size, reserved[2]
+CLOCK_OFFSET_PAYLOAD = struct.Struct("<QqQII")  # tr_journal_clock_offset: local_ns, offset_ns, rtt_ns, when, pad
+WHEN_INIT, WHEN_FINALIZE = 1, 2
+
+Frame = collections.namedtuple("Frame", "offset end type location seq records flags payload")
+
+
+def frame(ftype, payload, location=0, tid=0, seq=0, records=0, flags=0):
+    """One sealed frame (header + payload) as bytes."""
+    payload = bytes(payload)
+    fields = [MAGIC, VERSION, ftype, 0, zlib.crc32(payload), len(payload), len(payload),
+              location, tid, seq, records, flags, 0]
+    fields[3] = zlib.crc32(HEADER.pack(*fields))
+    return HEADER.pack(*fields) + payload
+
+
+def mpi_rank(rank, size):
+    """An MPI_RANK frame: the process was rank `rank` of `size`."""
+    return frame(MPI_RANK, MPI_RANK_PAYLOAD.pack(rank, size, 0, 0))
+
+
+def clock_offset(local_ns, offset_ns, rtt_ns, when):
+    """A CLOCK_OFFSET frame: rank 0's clock = local + offset_ns at local_ns."""
+    return frame(CLOCK_OFFSET, CLOCK_OFFSET_PAYLOAD.pack(local_ns, offset_ns, rtt_ns, when, 0))
+
+
+def parse(data, cut_ok=False):
+    """[Frame] of an intact journal (raises ValueError at damage). With
+    @cut_ok, a journal cut inside its last frame gives the frames before."""
+    out = []
+    off = 0
+    while off + 64 <= len(data):
+        f = HEADER.unpack_from(data, off)
+        if f[0] != MAGIC:
+            raise ValueError("no frame at offset %d" % off)
+        end = off + 64 + f[5]
+        if end > len(data):
+            break
+        out.append(Frame(off, end, f[2], f[7], f[9], f[10], f[11], data[off + 64:end]))
+        off = end
+    if off != len(data) and not cut_ok:
+        raise ValueError("the journal does not end on a frame boundary")
+    return out
+
+
+def insert_after_first(data, extra):
+    """`extra` (frames) spliced in after the journal's first frame (START),
+    where a real run's early frames would be."""
+    first = parse(data)[0]
+    return data[:first.end] + extra + data[first.end:]
