@@ -366,7 +366,7 @@ def check_offset_times(c, v, host0, got, where, finalized):
                 "stamp %d (nor 1 ns after the first)" % (where, t1, o1, max(times)))
 
 
-def check_clock_offsets(c, t, anchor, what, size, finalized):
+def check_clock_offsets(c, t, anchor, what, size, finalized, measured_per_rank=False):
     refs = [loc._ref for loc in t.locations]
     try:
         api = clock_offsets_api(anchor, refs)
@@ -401,6 +401,13 @@ def check_clock_offsets(c, t, anchor, what, size, finalized):
         for tm, off, sd in got:
             if rank == 0:
                 c.equal((off, sd), (0, 0.0), "%s: rank 0's ClockOffset (offset, stddev)" % where)
+            elif not measured_per_rank:
+                # TRACER_CLOCK_OFFSETS=node (default): every rank shares rank
+                # 0's node, hence its clock: offset 0 exactly, nothing measured.
+                c.equal((off, sd), (0, 0.0), "%s: ClockOffset on rank 0's node (per node)" % where)
+            else:
+                c.check(sd > 0, "%s: ClockOffset stddev %r: per rank, each rank measures a round trip"
+                        % (where, sd))
             c.check(sd >= 0, "%s: ClockOffset stddev %r < 0" % (where, sd))
             # One node, one CLOCK_MONOTONIC: rank 0 read it between the
             # ping's send and the answer's receipt, so the midpoint is off
@@ -603,7 +610,7 @@ def rank_summary(v):
 
 
 def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True, full=True,
-                      want_end="normal end"):
+                      want_end="normal end", measured_per_rank=False):
     """The checks of case 1 (full) or case 2 (counts only). Returns
     {rank: rank_summary} or None."""
     t = h.open_checked_trace(c, what, anchor)
@@ -626,7 +633,7 @@ def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True,
     rank_groups(c, t, what, size)
     if full:
         check_structure(c, t, what, size, deaf)
-        check_clock_offsets(c, t, anchor, what, size, finalized)
+        check_clock_offsets(c, t, anchor, what, size, finalized, measured_per_rank)
     out = {}
     for r in range(size):
         v = RankView(t, r)
@@ -760,6 +767,15 @@ def main():
                 if live is None:
                     live = got
             check_job_stderr(c, r, got)
+
+        # 1b. clock offsets measured by every rank (TRACER_CLOCK_OFFSETS=rank):
+        # the ping-pong itself, bounded by its round trip on this one node
+        r = runner.run("ranks-4-offsets-per-rank", n(4), preload="ranks", env={"TRACER_CLOCK_OFFSETS": "rank"})
+        check_like_plain(c, r, plain4)
+        got = None
+        if check_one_archive(c, r):
+            got = check_job_archive(c, r.anchor, r.what, 4, deaf, src, library4, measured_per_rank=True)
+        check_job_stderr(c, r, got)
 
         # 2. 16 ranks, counts only
         plain16 = runner.run("plain-16", n(16), timeout=90)

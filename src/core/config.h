@@ -65,7 +65,10 @@ typedef struct tr_config {
     int on_full; /* enum tr_on_full */
     int keep_journal;
     int write_at_end;
+    int clock_offsets; /* enum tr_clock_offsets */
 } tr_config;
+
+enum tr_clock_offsets { TR_OFFSETS_NODE, TR_OFFSETS_RANK };
 
 enum tr_on_full { TR_ON_FULL_BLOCK, TR_ON_FULL_DROP };
 

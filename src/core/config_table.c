@@ -7,6 +7,7 @@
 
 static const char *const clock_words[] = {"auto", "tsc", "monotonic", 0};
 static const char *const on_full_words[] = {"block", "drop", 0};
+static const char *const offsets_words[] = {"node", "rank", 0};
 static const char *const ompt_words[] = {"constructs", "data_ops", "kernels", "link_maps", "host_states", 0};
 
 #define F(field) offsetof(tr_config, field)
@@ -47,6 +48,9 @@ const tr_cfg_var tr_cfg_vars[] = {
     {"TRACER_WRITE_AT_END", TR_CFG_BOOL, "1",
      "MPI jobs: write the job's archive at MPI_Finalize (0: keep rank journals for tracer recover)", 0, 0, 0,
      F(write_at_end)},
+    {"TRACER_CLOCK_OFFSETS", TR_CFG_CHOICE, "node",
+     "MPI jobs: measure the clock offset to rank 0 once per node (its ranks share a clock) or per rank",
+     offsets_words, 0, 0, F(clock_offsets)},
     {"TRACER_CLOCK", TR_CFG_CHOICE, "auto", "Timestamp source: auto, tsc or monotonic", clock_words, 0, 0,
      F(clock)},
     {"TRACER_CALIBRATION", TR_CFG_DURATION, "20ms",

@@ -43,7 +43,8 @@ static int takes_part(void)
 static void journal_offset(uint32_t when)
 {
     tr_journal_clock_offset o;
-    if (tr_clock_offset_measure(&job.w, job.rank, job.size, when, &o) == 0 && job.rank != 0)
+    int per_rank = tr_cfg.clock_offsets == TR_OFFSETS_RANK;
+    if (tr_clock_offset_measure(&job.w, job.rank, job.size, when, per_rank, &o) == 0 && job.rank != 0)
         tr_session_append(TR_FRAME_CLOCK_OFFSET, &o, sizeof o);
     else if (job.rank == 0)
         tr_session_append(TR_FRAME_CLOCK_OFFSET, &o, sizeof o); /* offset 0 by definition */

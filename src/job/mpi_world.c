@@ -14,5 +14,6 @@ int tr_mpi_world_resolve(tr_mpi_world *w)
     *(void **)&w->recv = dlsym(RTLD_DEFAULT, "PMPI_Recv");
     *(void **)&w->bcast = dlsym(RTLD_DEFAULT, "PMPI_Bcast");
     *(void **)&w->barrier = dlsym(RTLD_DEFAULT, "PMPI_Barrier");
-    return w->comm_rank && w->comm_size && w->send && w->recv && w->bcast && w->barrier ? 0 : -1;
+    *(void **)&w->allgather = dlsym(RTLD_DEFAULT, "PMPI_Allgather");
+    return w->comm_rank && w->comm_size && w->send && w->recv && w->bcast && w->barrier && w->allgather ? 0 : -1;
 }

@@ -16,6 +16,7 @@ typedef struct tr_mpi_world {
     int (*recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
     int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
     int (*barrier)(MPI_Comm);
+    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 } tr_mpi_world;
 
 /* Tag of tracer's own messages on MPI_COMM_WORLD ("tr"). */
