@@ -42,7 +42,7 @@ enum tr_rec_phase {
     TR_PHASE_POINT = 3, /* an event with no duration (non-EMI fallbacks, marks) */
 };
 
-enum tr_mpi_call { TR_MPI_INIT = 1, TR_MPI_INIT_THREAD, TR_MPI_FINALIZE };
+enum tr_mpi_call { TR_MPI_INIT = 1, TR_MPI_INIT_THREAD, TR_MPI_FINALIZE, TR_MPI_SESSION_INIT, TR_MPI_SESSION_FINALIZE };
 
 /* TR_REC_MPIT dev2 flags. */
 enum {

@@ -1,5 +1,6 @@
 /* mpit_interpose.c - the MPI functions libtracer.so defines: MPI_Init,
- * MPI_Init_thread, MPI_Finalize, and the communicator constructors and
+ * MPI_Init_thread, MPI_Finalize, MPI_Session_init, MPI_Session_finalize,
+ * and the communicator constructors and
  * destructors (to bind and unbind communicator-bound MPI_T event types).
  * No other MPI call is intercepted, so no other call costs anything.
  *
@@ -117,6 +118,26 @@ EXPORT int MPI_Finalize(void)
     return rc;
 }
 
+EXPORT int MPI_Session_init(word info, word errhandler, void *session);
+EXPORT int MPI_Session_init(word info, word errhandler, void *session)
+{
+    NEXT(MPI_Session_init, int (*)(word, word, void *));
+    tr_mpit_before_session_init();
+    int rc = next(info, errhandler, session);
+    tr_mpit_after_session_init(rc);
+    return rc;
+}
+
+EXPORT int MPI_Session_finalize(void *session);
+EXPORT int MPI_Session_finalize(void *session)
+{
+    NEXT(MPI_Session_finalize, int (*)(void *));
+    tr_mpit_before_session_finalize();
+    int rc = next(session);
+    tr_mpit_after_session_finalize(rc);
+    return rc;
+}
+
 /* A constructor: forward, then bind the new communicator (last argument). */
 #define CONSTRUCTOR(fn, params, args, out)                                                                         \
     EXPORT int fn params;                                                                                         \
@@ -140,6 +161,8 @@ CONSTRUCTOR(MPI_Comm_create_group, (word comm, word group, int tag, void *newcom
 CONSTRUCTOR(MPI_Intercomm_create, (word local, int local_leader, word peer, int remote_leader, int tag, void *out),
             (local, local_leader, peer, remote_leader, tag, out), out)
 CONSTRUCTOR(MPI_Intercomm_merge, (word inter, int high, void *out), (inter, high, out), out)
+CONSTRUCTOR(MPI_Comm_create_from_group, (word group, const char *tag, word info, word errhandler, void *newcomm),
+            (group, tag, info, errhandler, newcomm), newcomm)
 CONSTRUCTOR(MPI_Cart_create, (word old, int ndims, const int *dims, const int *periods, int reorder, void *out),
             (old, ndims, dims, periods, reorder, out), out)
 CONSTRUCTOR(MPI_Cart_sub, (word comm, const int *remain, void *out), (comm, remain, out), out)

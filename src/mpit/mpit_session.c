@@ -16,7 +16,9 @@
 #include "session/session.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int init_seen, t_ready, thread_multiple, finalized;
+static int init_seen, start_attempted, t_ready, thread_multiple, finalized;
+/* MPI_T stays up while the world model (MPI_Init) or a session is live. */
+static int world_live, sessions_live;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING];
 static tr_mpit_catalogue cat;
 static int nsources_done, ntypes_done;
@@ -309,6 +311,9 @@ static void end_of_run(void);
 /* Starts MPI_T for tracer; the lock is held. */
 static void start(void)
 {
+    if (start_attempted)
+        return;
+    start_attempted = 1;
     enum tr_mpit_status st = tr_mpit_resolve(&tr_mpit_live, library, sizeof library);
     size_t line = strcspn(library, "\n");
     switch (st) {
@@ -369,6 +374,8 @@ void tr_mpit_after_init(enum tr_mpi_call call, int rc)
     if (!tr_lifecycle_active())
         return;
     pthread_mutex_lock(&lock);
+    if (rc == MPI_SUCCESS)
+        world_live = 1;
     if (t_ready && rc == MPI_SUCCESS) {
         discover(1);
         /* Types registered before init that are bound to communicators get
@@ -426,7 +433,8 @@ void tr_mpit_after_finalize(int rc)
      * inside MPI_Finalize): tracer's MPI_T use is balanced all the same. */
     pthread_mutex_lock(&lock);
     finalized = 1;
-    if (t_ready)
+    world_live = 0;
+    if (t_ready && !sessions_live)
         stop();
     pthread_mutex_unlock(&lock);
     if (tr_lifecycle_active())
@@ -474,4 +482,56 @@ void tr_mpit_comm_freeing(const void *comm)
         journal_catalogue_status();
     }
     pthread_mutex_unlock(&lock);
+}
+
+/* --- the session model (MPI 4.0) ------------------------------------------- */
+
+void tr_mpit_before_session_init(void)
+{
+    tr_session_install();
+    if (!tr_lifecycle_activate("mpi"))
+        return;
+    tr_mpit_record_call(TR_MPI_SESSION_INIT, 0, 0);
+    pthread_mutex_lock(&lock);
+    start();
+    pthread_mutex_unlock(&lock);
+}
+
+void tr_mpit_after_session_init(int rc)
+{
+    pthread_mutex_lock(&lock);
+    if (rc == MPI_SUCCESS)
+        sessions_live++;
+    /* No predefined communicators exist in this model: nothing to bind. */
+    if (t_ready && rc == MPI_SUCCESS && tr_lifecycle_active()) {
+        discover(0);
+        clock_pairs();
+        journal_catalogue_status();
+    }
+    pthread_mutex_unlock(&lock);
+    if (tr_lifecycle_active())
+        tr_mpit_record_call(TR_MPI_SESSION_INIT, 1, rc);
+}
+
+void tr_mpit_before_session_finalize(void)
+{
+    if (!tr_lifecycle_active())
+        return;
+    tr_mpit_record_call(TR_MPI_SESSION_FINALIZE, 0, 0);
+    pthread_mutex_lock(&lock);
+    if (t_ready)
+        clock_pairs();
+    pthread_mutex_unlock(&lock);
+}
+
+void tr_mpit_after_session_finalize(int rc)
+{
+    pthread_mutex_lock(&lock);
+    if (rc == MPI_SUCCESS && sessions_live > 0)
+        sessions_live--;
+    if (t_ready && !sessions_live && !world_live)
+        stop();
+    pthread_mutex_unlock(&lock);
+    if (tr_lifecycle_active())
+        tr_mpit_record_call(TR_MPI_SESSION_FINALIZE, 1, rc);
 }

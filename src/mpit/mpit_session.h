@@ -27,6 +27,15 @@ void tr_mpit_after_init(enum tr_mpi_call call, int rc);
 void tr_mpit_before_finalize(void);
 void tr_mpit_after_finalize(int rc);
 
+/* The session model (MPI_Session_init / _finalize): MPI_T starts before
+ * the first session like before MPI_Init, and stops after the last one is
+ * finalized (unless MPI_Init's world is live). There is no MPI_COMM_WORLD,
+ * hence no job-wide archive: each process writes its own. */
+void tr_mpit_before_session_init(void);
+void tr_mpit_after_session_init(int rc);
+void tr_mpit_before_session_finalize(void);
+void tr_mpit_after_session_finalize(int rc);
+
 /* @newcomm points to the new communicator's handle (whatever its type in the
  * process's MPI); it is read only when that MPI is the one tracer knows. */
 void tr_mpit_comm_created(const void *newcomm);

@@ -30,6 +30,8 @@ uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call)
     const char *name = call == TR_MPI_INIT          ? "MPI_Init"
                        : call == TR_MPI_INIT_THREAD ? "MPI_Init_thread"
                        : call == TR_MPI_FINALIZE    ? "MPI_Finalize"
+                       : call == TR_MPI_SESSION_INIT ? "MPI_Session_init"
+                       : call == TR_MPI_SESSION_FINALIZE ? "MPI_Session_finalize"
                                                     : "MPI call";
     return region(w, KEY_MPI_CALL, call, name, "MPI call (interposed by tracer)", OTF2_REGION_ROLE_FUNCTION);
 }
