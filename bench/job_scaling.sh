@@ -2,9 +2,9 @@
 # bench/job_scaling.sh [BUILD_DIR] [MAX_RANKS] - an MPI job's trace as ranks
 # grow: the time of MPI_Finalize (where the ranks end recording and rank 0
 # writes the job's archive), the files of the archive, and the file-system
-# metadata operations on the trace directory (from strace, for up to 16
-# ranks). Ranks are oversubscribed on this machine's cores. Prints a table;
-# docs/scaling.md quotes it. Not a test.
+# metadata operations on the trace directory (from strace when it is
+# installed, for up to 16 ranks). Ranks are oversubscribed on this
+# machine's cores. Prints a table; docs/scaling.md quotes it. Not a test.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -36,7 +36,7 @@ for n in 1 2 4 8 16 32 64 128 256; do
   TRACER_OUTPUT=$out TRACER_WRITE_AT_END=0 "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >"$tmp/nw$n"
   t0=$(date +%s.%N)
   "$tracer" recover "$out" >/dev/null
-  merge=$(echo "$(date +%s.%N) - $t0" | bc)
+  merge=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
   files=$(find "$out" -type f ! -path '*/journals/*' | wc -l)
   mib=$(du -sm --exclude=journals "$out" | cut -f1)
   rm -rf "$out"

@@ -93,6 +93,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
+from mpit_offload_truth import (EXIT, check_plain, local_sum, reps, tree, want_counts,  # noqa: E402
+                                want_data_ops, want_transfers)
 import cfgtest as ct  # noqa: E402
 import extra  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
@@ -100,54 +102,10 @@ import otf2  # noqa: E402
 import _otf2  # noqa: E402
 from otf2.enums import GroupType, LocationGroupType, LocationType, Paradigm, RegionRole  # noqa: E402
 
-EXIT = 4
 ABORT_RANK = 2
 ABORT_CODE = 5
 FLUSH_MS = 50
 A = h.Trace.attr
-
-
-def na(r):
-    return 1000 + 256 * r
-
-
-def nx(r):
-    return 128 * (r + 1)
-
-
-def reps(r):
-    return r + 2
-
-
-def local_sum(r):
-    return na(r) * (na(r) - 1) + nx(r) * (reps(r) + 1)
-
-
-def want_stdout_lines(size, library):
-    lines = ["mpit_offload: rank %d of %d local=%d" % (r, size, local_sum(r)) for r in range(size)]
-    lines.append("mpit_offload: total=%d" % sum(local_sum(r) for r in range(size)))
-    lines.append("mpit_offload: library=%s" % library)
-    return sorted(lines)
-
-
-def want_counts(r):
-    k = reps(r)
-    return {"target": 1 + k, "alloc": 2 + k, "transfer to device": 1 + k,
-            "transfer from device": 1 + k, "delete": 2 + k, "kernel": 1 + k}
-
-
-def want_data_ops(r):
-    n_a, n_x, k = na(r) * 8, nx(r) * 8, reps(r)
-    return {("alloc", 0): sorted([n_a, n_a] + [n_x] * k),
-            ("transfer to device", 0): sorted([n_a] + [n_x] * k),
-            ("transfer from device", 0): sorted([n_a] + [n_x] * k),
-            ("delete", 0): sorted([n_a, n_a] + [n_x] * k)}
-
-
-def want_transfers(r):
-    n_a, n_x, k = na(r) * 8, nx(r) * 8, reps(r)
-    return {("to device", 0): sorted([n_a] + [n_x] * k),
-            ("from device", 0): sorted([n_a] + [n_x] * k)}
 
 
 # ---------------------------------------------------------------------------
@@ -171,18 +129,6 @@ class Run:
     def describe(self):
         return "--- %s: rc=%r (%.1f s)\nstdout:\n%s\nstderr:\n%s\nfiles: %r" % (
             self.what, self.rc, self.seconds, self.out, self.err[-4000:], tree(self.top))
-
-
-def tree(top):
-    """Every path below top, relative, directories with a trailing '/'."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        rel = os.path.relpath(dirpath, top)
-        for d in dirnames:
-            out.append(os.path.normpath(os.path.join(rel, d)) + "/")
-        for f in filenames:
-            out.append(os.path.normpath(os.path.join(rel, f)))
-    return sorted(out)
 
 
 class Runner:
@@ -648,17 +594,6 @@ def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True,
 
 # ---------------------------------------------------------------------------
 # the run itself
-
-def check_plain(c, r, size):
-    """The program alone: exit status, stdout; returns the library line."""
-    c.equal(r.rc, EXIT, "%s: exit status" % r.what)
-    lib = re.findall(r"^mpit_offload: library=(.*)$", r.out, re.M)
-    if not c.equal(len(lib), 1, "%s: library lines in stdout" % r.what):
-        return None
-    c.equal(sorted(r.out.splitlines()), want_stdout_lines(size, lib[0]), "%s: stdout lines" % r.what)
-    c.equal(r.err, "", "%s: stderr" % r.what)
-    return lib[0]
-
 
 def check_like_plain(c, r, plain):
     c.equal(r.rc, plain.rc, "%s: exit status (vs without tracer)" % r.what)

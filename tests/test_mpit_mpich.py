@@ -54,38 +54,16 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
+from mpit_offload_truth import (check_plain, reps, tree, want_counts,  # noqa: E402
+                                want_data_ops, want_transfers)
 import cfgtest as ct  # noqa: E402
 import extra  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
 import otf2  # noqa: E402
 from otf2.enums import LocationGroupType, Paradigm, RegionRole  # noqa: E402
 
-EXIT = 4
 UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 A = h.Trace.attr
-
-
-def na(r):
-    return 1000 + 256 * r
-
-
-def nx(r):
-    return 128 * (r + 1)
-
-
-def reps(r):
-    return r + 2
-
-
-def local_sum(r):
-    return na(r) * (na(r) - 1) + nx(r) * (reps(r) + 1)
-
-
-def want_stdout_lines(size, library):
-    lines = ["mpit_offload: rank %d of %d local=%d" % (r, size, local_sum(r)) for r in range(size)]
-    lines.append("mpit_offload: total=%d" % sum(local_sum(r) for r in range(size)))
-    lines.append("mpit_offload: library=%s" % library)
-    return sorted(lines)
 
 
 class Run:
@@ -130,18 +108,6 @@ def archives_below(root):
     return sorted(found)
 
 
-def tree(top):
-    """Every path below top, relative, directories with a trailing '/'."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        rel = os.path.relpath(dirpath, top)
-        for d in dirnames:
-            out.append(os.path.normpath(os.path.join(rel, d)) + "/")
-        for f in filenames:
-            out.append(os.path.normpath(os.path.join(rel, f)))
-    return sorted(out)
-
-
 def rank_pids(c, r, size):
     """{rank: pid} from the pid files the ranks wrote to TEST_PID_DIR."""
     pids = {}
@@ -153,35 +119,12 @@ def rank_pids(c, r, size):
     return pids
 
 
-def check_plain(c, r, size):
-    """The program alone: exit status, stdout; returns the library line."""
-    c.equal(r.rc, EXIT, "%s: exit status" % r.what)
-    lib = re.findall(r"^mpit_offload: library=(.*)$", r.out, re.M)
-    if not c.equal(len(lib), 1, "%s: library lines in stdout" % r.what):
-        return None
-    c.check(lib[0].startswith("MPICH"), "%s: not MPICH: %r" % (r.what, lib[0]))
-    c.equal(sorted(r.out.splitlines()), want_stdout_lines(size, lib[0]), "%s: stdout lines" % r.what)
-    c.check(r.out.endswith("\n"), "%s: stdout does not end with a newline" % r.what)
-    c.equal(r.err, "", "%s: stderr" % r.what)
-    return lib[0]
-
-
 def check_offload(c, t, what, rank, src):
     """Rank `rank`'s offload ground truth in its view of the archive."""
-    n_a, n_x, k = na(rank) * 8, nx(rank) * 8, reps(rank)
-    h.check_counts(c, t, {
-        "target": 1 + k, "alloc": 2 + k, "transfer to device": 1 + k,
-        "transfer from device": 1 + k, "delete": 2 + k, "kernel": 1 + k})
-    c.equal(h.data_op_summary(t), {
-        ("alloc", 0): sorted([n_a, n_a] + [n_x] * k),
-        ("transfer to device", 0): sorted([n_a] + [n_x] * k),
-        ("transfer from device", 0): sorted([n_a] + [n_x] * k),
-        ("delete", 0): sorted([n_a, n_a] + [n_x] * k)},
-        "%s: data ops (kind, device) -> bytes" % what)
-    c.equal(h.transfer_summary(t), {
-        ("to device", 0): sorted([n_a] + [n_x] * k),
-        ("from device", 0): sorted([n_a] + [n_x] * k)},
-        "%s: RmaPut/RmaGet (kind, device) -> bytes" % what)
+    k = reps(rank)
+    h.check_counts(c, t, want_counts(rank))
+    c.equal(h.data_op_summary(t), want_data_ops(rank), "%s: data ops (kind, device) -> bytes" % what)
+    c.equal(h.transfer_summary(t), want_transfers(rank), "%s: RmaPut/RmaGet (kind, device) -> bytes" % what)
     h.check_attributes(c, t)
     h.check_rma(c, t)
     h.check_memory(c, t, single_thread=True)

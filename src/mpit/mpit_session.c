@@ -16,7 +16,7 @@
 #include "session/session.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int init_seen, start_attempted, t_ready, thread_multiple, finalized;
+static int init_seen, start_attempted, t_ready, thread_multiple;
 /* MPI_T stays up while the world model (MPI_Init) or a session is live. */
 static int world_live, sessions_live;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -262,6 +262,13 @@ static void register_type(int i, const void *object_handle, uint64_t object, int
     journal_reg(TR_MPIT_FRAME_REG, r, object_name);
 }
 
+/* Type @i, bound to communicators, on the predefined ones. */
+static void bind_predefined(int i)
+{
+    register_type(i, &(MPI_Comm){MPI_COMM_WORLD}, handle_u64(MPI_COMM_WORLD), 1, "MPI_COMM_WORLD");
+    register_type(i, &(MPI_Comm){MPI_COMM_SELF}, handle_u64(MPI_COMM_SELF), 1, "MPI_COMM_SELF");
+}
+
 static void bind_comm(MPI_Comm comm, const char *name)
 {
     for (int i = 0; i < nlayouts; i++)
@@ -297,10 +304,8 @@ static void discover(int comms)
         journal_type(i, !sel ? 0 : !supported ? -1 : layouts[i] ? 1 : 0);
         if (layouts[i] && bind == MPI_T_BIND_NO_OBJECT)
             register_type(i, 0, 0, 0, "");
-        else if (layouts[i] && comms) {
-            register_type(i, &(MPI_Comm){MPI_COMM_WORLD}, handle_u64(MPI_COMM_WORLD), 1, "MPI_COMM_WORLD");
-            register_type(i, &(MPI_Comm){MPI_COMM_SELF}, handle_u64(MPI_COMM_SELF), 1, "MPI_COMM_SELF");
-        }
+        else if (layouts[i] && comms)
+            bind_predefined(i);
     }
 }
 
@@ -385,12 +390,8 @@ void tr_mpit_after_init(enum tr_mpi_call call, int rc)
                 int have = 0;
                 for (tr_mpit_reg *r = regs; r; r = r->next)
                     have |= r->live && r->layout == layouts[i];
-                if (!have) {
-                    register_type(i, &(MPI_Comm){MPI_COMM_WORLD}, handle_u64(MPI_COMM_WORLD), 1,
-                                  "MPI_COMM_WORLD");
-                    register_type(i, &(MPI_Comm){MPI_COMM_SELF}, handle_u64(MPI_COMM_SELF), 1,
-                                  "MPI_COMM_SELF");
-                }
+                if (!have)
+                    bind_predefined(i);
             }
         clock_pairs();
         journal_catalogue_status();
@@ -432,7 +433,6 @@ void tr_mpit_after_finalize(int rc)
     /* Even when recording already ended (an MPI job's archive is written
      * inside MPI_Finalize): tracer's MPI_T use is balanced all the same. */
     pthread_mutex_lock(&lock);
-    finalized = 1;
     world_live = 0;
     if (t_ready && !sessions_live)
         stop();

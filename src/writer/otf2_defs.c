@@ -11,8 +11,6 @@
 
 #include "writer/writer_internal.h"
 
-enum { KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK, KEY_LINK };
-
 static uint64_t key(int tag, uint64_t v) { return (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)); }
 
 void tr_defs_init(tr_defs *d, int by_content)
@@ -146,6 +144,16 @@ OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id)
     if (id < TR_ATTR_COUNT)
         return tr_defs_attr_type((enum tr_attr)id);
     return d->attrs[id - TR_ATTR_COUNT].type;
+}
+
+static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const char *canonical,
+                           const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                           const char *file, uint32_t line);
+
+uint32_t tr_defs_region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *canonical,
+                        const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm)
+{
+    return region_new(w, key(tag, v), name, canonical, description, role, paradigm, 0, 0);
 }
 
 static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const char *canonical,

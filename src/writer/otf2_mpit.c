@@ -9,20 +9,12 @@
 
 #include "writer/writer_internal.h"
 
-enum { KEY_MPIT_TYPE = 40, KEY_MPIT_DROP, KEY_MPI_CALL };
 enum { MPIT_DROP_METRIC = 1 }; /* metric class and member 1; 0 is device memory */
 
-static uint32_t region(tr_writer *w, int tag, uint64_t v, const char *name, const char *desc, OTF2_RegionRole role)
+static uint32_t region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *desc,
+                       OTF2_RegionRole role)
 {
-    uint64_t k = (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)), id;
-    if (tr_u64map_get(&w->region_keys, k, &id))
-        return (uint32_t)id;
-    tr_region_def def = {.role = role, .paradigm = OTF2_PARADIGM_MPI};
-    def.name = tr_defs_string(w, name);
-    def.canonical = tr_defs_string(w, name);
-    def.description = tr_defs_string(w, desc);
-    def.file = tr_defs_string(w, "");
-    return tr_defs_region_keyed(w, k, &def);
+    return tr_defs_region(w, tag, v, name, name, desc, role, OTF2_PARADIGM_MPI);
 }
 
 uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call)

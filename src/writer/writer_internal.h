@@ -167,6 +167,14 @@ uint32_t tr_defs_str(tr_defs *d, const char *s);
 uint32_t tr_defs_string(tr_writer *w, const char *s);
 /* The region of this journal's key @k: defined with @def the first time. */
 uint32_t tr_defs_region_keyed(tr_writer *w, uint64_t k, const tr_region_def *def);
+/* What a region is made from, so one (tag, value) gives one region. */
+enum tr_region_key {
+    KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK, KEY_LINK,
+    KEY_MPIT_TYPE, KEY_MPIT_DROP, KEY_MPI_CALL
+};
+/* The region of (@tag, @v), made on first use (no source location). */
+uint32_t tr_defs_region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *canonical,
+                        const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm);
 /* An attribute beyond the fixed ones; returns its id. */
 uint32_t tr_defs_attribute(tr_defs *d, uint32_t name, uint32_t description, OTF2_Type type);
 OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id);
