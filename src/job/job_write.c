@@ -1,0 +1,2 @@
+/* placeholder */
+#include "job/job_tree.h"
