@@ -2,7 +2,6 @@
 #define _GNU_SOURCE 1 /* asprintf */
 #include "job/job.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "job/clock_offset.h"
+#include "job/job_write.h"
 #include "job/mpi_world.h"
 #include "mpit/mpit_api.h"
 #include "session/session.h"
@@ -103,57 +103,37 @@ void tr_job_after_init(int rc)
     journal_offset(1);
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-    /* rank<N>.journal in rank order */
-    return atoi((*a)->d_name + 4) - atoi((*b)->d_name + 4);
-}
-
-static int is_rank_journal(const struct dirent *d)
-{
-    size_t n = strlen(d->d_name);
-    return !strncmp(d->d_name, "rank", 4) && n > 12 && !strcmp(d->d_name + n - 8, ".journal");
-}
-
-/* Rank 0, once every rank's journal is complete. */
+/* Every rank together, once every rank's journal is complete. */
 static void write_job_archive(void)
 {
-    char jdir[4200];
+    char journal[4300], jdir[4200];
     snprintf(jdir, sizeof jdir, "%s/journals", job.dir);
-    struct dirent **list = 0;
-    int n = scandir(jdir, &list, is_rank_journal, by_name);
-    if (n <= 0) {
-        free(list);
-        if (tr_cfg.verbose)
-            tr_log("job: no rank recorded anything; no trace written");
+    snprintf(journal, sizeof journal, "%s/rank%d.journal", jdir, job.rank);
+    int mine = job.dir_fd >= 0 && access(journal, R_OK) == 0;
+    tr_convert_report r;
+    tr_job_write_times t;
+    int rc = tr_job_write(&job.w, job.dir, mine ? journal : 0, &r, &t);
+    if (rc) {
+        if (job.rank == 0)
+            tr_log("job: writer: %s; the journals in %s are kept: 'tracer recover %s' retries", r.error, jdir,
+                   job.dir);
         return;
     }
-    char **paths = calloc((size_t)n, sizeof *paths);
-    for (int i = 0; paths && i < n; i++)
-        if (asprintf(&paths[i], "%s/%s", jdir, list[i]->d_name) < 0)
-            paths[i] = 0;
-    tr_convert_report r;
-    int rc = paths ? tr_writer_convert_job((const char *const *)paths, (size_t)n, job.dir, &r) : -1;
-    if (rc)
-        tr_log("job: writer: %s; the journals in %s are kept: 'tracer recover %s' retries",
-               paths ? r.error : "out of memory", jdir, job.dir);
-    else if (r.warning[0])
+    if (job.rank == 0 && r.warning[0])
         tr_log("job: writer: %s; the journals in %s are kept", r.warning, jdir);
-    else if (!tr_cfg.keep_journal) {
-        for (int i = 0; i < n; i++)
-            unlink(paths[i]);
+    int keep = tr_cfg.keep_journal || r.warning[0];
+    /* Rank 0's warning decides for all: every rank keeps its journal then. */
+    job.w.bcast(&keep, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!keep && mine)
+        unlink(journal);
+    job.w.barrier(MPI_COMM_WORLD);
+    if (!keep && job.rank == 0)
         rmdir(jdir);
-    }
-    if (!rc && tr_cfg.verbose)
-        tr_log("job: trace of %d rank%s written to %s/traces.otf2 (%llu events)", n, n == 1 ? "" : "s", job.dir,
-               (unsigned long long)r.events);
-    for (int i = 0; i < n; i++) {
-        free(list[i]);
-        if (paths)
-            free(paths[i]);
-    }
-    free(list);
-    free(paths);
+    if (job.rank == 0 && tr_cfg.verbose)
+        tr_log("job: trace of %llu rank%s written to %s/traces.otf2 (%llu events) in %.1f ms: events %.1f, "
+               "unification %.1f, local definitions %.1f, global definitions %.1f",
+               (unsigned long long)r.ranks, r.ranks == 1 ? "" : "s", job.dir, (unsigned long long)r.events,
+               1e3 * t.total_s, 1e3 * t.events_s, 1e3 * t.unify_s, 1e3 * t.local_s, 1e3 * t.global_s);
 }
 
 void tr_job_before_finalize(void)
@@ -165,7 +145,9 @@ void tr_job_before_finalize(void)
      * ends here (later events are counted, not traced). */
     tr_lifecycle_end("MPI_Finalize");
     job.w.barrier(MPI_COMM_WORLD); /* every journal is complete */
-    if (job.rank == 0 && job.dir[0] && tr_cfg.write_at_end)
+    /* Collective: every rank must agree to write, whatever its environment. */
+    int write = job.dir[0] && tr_cfg.write_at_end;
+    if (job.w.allreduce(MPI_IN_PLACE, &write, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && write)
         write_job_archive();
     if (job.dir_fd >= 0)
         close(job.dir_fd);

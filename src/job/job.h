@@ -6,8 +6,8 @@
  * journal there as journals/rank<N>.journal and journals its rank; every
  * rank measures its clock offset to rank 0. At MPI_Finalize the offsets are
  * measured again, every rank ends its recording (its journal is complete),
- * and, unless TRACER_WRITE_AT_END=0, rank 0 writes the job's archive from
- * all the journals; `tracer recover DIR` does the same offline.
+ * and, unless TRACER_WRITE_AT_END=0, the ranks write the job's archive
+ * together (job_write.h); `tracer recover DIR` does the same offline.
  *
  * Every rank takes part, traced or not (TRACER_RANKS), because the steps
  * are collective; tracer must be preloaded into all ranks of a job or none.

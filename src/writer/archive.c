@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "writer/defs_codec.h"
+#include "writer/job_part.h"
 #include "writer/writer_internal.h"
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -22,14 +24,17 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRe
 
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
-OTF2_Archive *tr_archive_open(const char *dir, const char *machine)
+OTF2_Archive *tr_archive_open(const char *dir, const char *machine) { return tr_job_archive_open(dir, machine, 1); }
+
+OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int serial)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
     OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, 0);
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    if (serial)
+        OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_SetCreator(ar, "tracer " TRACER_VERSION);
     OTF2_Archive_SetDescription(ar, "OpenMP offload trace; see docs/trace-model.md of tracer");
     OTF2_Archive_SetMachineName(ar, machine ? machine : "");
@@ -65,16 +70,19 @@ const char *tr_archive_errors_end(void)
     return otf2_error[0] ? otf2_error : 0;
 }
 
+void tr_job_errors_begin(void) { tr_archive_errors_begin(); }
+const char *tr_job_errors_end(void) { return tr_archive_errors_end(); }
+
 /* The trace says how it was taken: every variable's value and where it came
  * from. */
-void tr_archive_config_properties(OTF2_Archive *ar, const tr_journal_data *jd)
+void tr_archive_config_properties(OTF2_Archive *ar, char *const *config, uint32_t nconfig)
 {
     char name[160];
-    for (uint32_t i = 0; i < jd->nconfig; i++) {
-        const char *eq = strchr(jd->config[i], '=');
-        if (!eq || eq - jd->config[i] > 100)
+    for (uint32_t i = 0; i < nconfig; i++) {
+        const char *eq = config[i] ? strchr(config[i], '=') : 0;
+        if (!eq || eq - config[i] > 100)
             continue;
-        snprintf(name, sizeof name, "TRACER::CONFIG::%.*s", (int)(eq - jd->config[i]), jd->config[i]);
+        snprintf(name, sizeof name, "TRACER::CONFIG::%.*s", (int)(eq - config[i]), config[i]);
         OTF2_Archive_SetProperty(ar, name, eq + 1, false);
     }
 }
@@ -92,41 +100,50 @@ void tr_archive_filtered_properties(OTF2_Archive *ar, const uint64_t count[2], c
     }
 }
 
-/* Readers expect a local definition file per location. Alone, a journal's
- * are empty (all ids are global); a job's rank puts its ClockOffsets in
- * each of its locations' files, which is where OTF2 readers look for them. */
-static int write_local_definitions(OTF2_Archive *ar, const tr_global *g)
+void tr_archive_put_property(void *ar, const char *name, const char *value)
 {
-    if (OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS)
-        return 0; /* as before: the archive is still readable */
-    for (size_t u = 0; u < g->nunits; u++) {
-        const tr_writer *w = g->units[u];
-        for (uint64_t l = 0; l < w->nlocations; l++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, w->loc_base + l);
-            if (!dw)
-                continue;
-            for (uint32_t i = 0; i < w->nclock; i++)
-                OTF2_DefWriter_WriteClockOffset(dw, w->clock[i].time, w->clock[i].offset, w->clock[i].stddev);
-            OTF2_Archive_CloseDefWriter(ar, dw);
-        }
-    }
-    OTF2_Archive_CloseDefFiles(ar);
-    return 0;
+    OTF2_Archive_SetProperty(ar, name, value, false);
 }
 
-int tr_archive_finish(OTF2_Archive *ar, const tr_global *g)
+static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t *ids, uint32_t n)
 {
-    int rc = OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
-    if (!rc)
-        rc = write_local_definitions(ar, g);
-    if (!rc) {
-        OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
-        if (gw) {
-            tr_defs_write_global(g, gw);
-            OTF2_Archive_CloseGlobalDefWriter(ar, gw);
-        } else {
-            rc = -1;
+    OTF2_IdMap *m = n ? OTF2_IdMap_CreateFromUint64Array(n, ids, true) : 0;
+    if (m) {
+        OTF2_DefWriter_WriteMappingTable(dw, type, m);
+        OTF2_IdMap_Free(m);
+    }
+}
+
+/* Readers expect a local definition file per location. A journal alone
+ * leaves them empty (its ids are the global ones); a rank of a job maps its
+ * own string, region and attribute ids to the unified ones (OTF2 readers
+ * apply the map to every event) and gives its ClockOffsets. */
+void tr_archive_local_defs(OTF2_Archive *ar, const tr_writer *w, const tr_defs_map *map)
+{
+    for (uint64_t l = 0; l < w->nlocations; l++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, w->loc_base + l);
+        if (!dw)
+            continue;
+        if (map) {
+            write_map(dw, OTF2_MAPPING_STRING, map->strings, map->nstrings);
+            write_map(dw, OTF2_MAPPING_REGION, map->regions, map->nregions);
+            write_map(dw, OTF2_MAPPING_ATTRIBUTE, map->attrs, map->nattrs);
         }
+        for (uint32_t i = 0; i < w->nclock; i++)
+            OTF2_DefWriter_WriteClockOffset(dw, w->clock[i].time, w->clock[i].offset, w->clock[i].stddev);
+        OTF2_Archive_CloseDefWriter(ar, dw);
+    }
+}
+
+int tr_archive_global_defs(OTF2_Archive *ar, const tr_global *g)
+{
+    int rc = 0;
+    OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    if (gw) {
+        tr_defs_write_global(g, gw);
+        OTF2_Archive_CloseGlobalDefWriter(ar, gw);
+    } else {
+        rc = -1;
     }
     if (OTF2_Archive_Close(ar) != OTF2_SUCCESS)
         rc = -1;

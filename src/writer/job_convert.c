@@ -3,20 +3,27 @@
  * Each journal names its rank (MPI_RANK frame). They are checked first
  * (cheaply: a scan stops at that frame), so a wrong set fails before any
  * file is written. Then rank by rank, in rank order: load and analyse the
- * journal exactly as alone (writer_unit.c), place it after the ranks before
- * it (location, group and window ids), write its events, and let go of its
- * records - so memory holds one rank's records at a time. The definitions
- * are shared and written last, with every rank's ClockOffsets.
+ * journal with definitions of its own, place it after the ranks before it
+ * (location, group and window ids), write its events, let go of its records
+ * (memory holds one rank's records at a time) and merge its definitions and
+ * description into the job's union. Last, each rank's local definitions map
+ * its ids to the unified ones, and the global definitions are written.
  *
- * The per-rank steps need only the definitions (tr_defs) and the ids the
- * earlier ranks took, so a parallel version can analyse ranks side by side
- * once the definitions are made safe to share. */
+ * These are the steps the ranks of a job take together at MPI_Finalize
+ * (job_part.h), done here by one process: `tracer recover`, and jobs whose
+ * ranks did not write at the end. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "writer/job_part.h"
 #include "writer/writer_internal.h"
+
+typedef struct tr_job_rank {
+    const char *path;
+    int32_t rank;
+} tr_job_rank;
 
 typedef struct probe {
     int found;
@@ -88,99 +95,6 @@ static int identify(const char *const *journals, size_t n, tr_job_rank *ranks, i
     return 0;
 }
 
-static void add_report(tr_convert_report *r, const tr_job_rank *rk, int first)
-{
-    const tr_journal_data *jd = rk->w.jd;
-    r->skipped_bytes += jd->stats.skipped_bytes;
-    r->bad_frames += jd->stats.bad_frames;
-    r->truncated |= jd->stats.truncated;
-    r->ended = first ? jd->ended : r->ended && jd->ended;
-    if (jd->crashed && !r->crashed) {
-        r->crashed = 1;
-        r->crash_signal = jd->crash_signal;
-    }
-    r->records += rk->w.data.records;
-}
-
-/* Host names in order of first appearance: one SystemTreeNode each. */
-static const char **name_nodes(tr_writer **units, size_t n, uint32_t *nnodes)
-{
-    const char **nodes = calloc(n ? n : 1, sizeof *nodes);
-    *nnodes = 0;
-    for (size_t u = 0; nodes && u < n; u++) {
-        const char *h = units[u]->jd->hostname ? units[u]->jd->hostname : "localhost";
-        uint32_t k = 0;
-        while (k < *nnodes && strcmp(nodes[k], h))
-            k++;
-        if (k == *nnodes)
-            nodes[(*nnodes)++] = h;
-        units[u]->node = 1 + k;
-    }
-    return nodes;
-}
-
-/* The archive's span on rank 0's clock, as readers correct the stamps. */
-static void time_span(tr_global *g)
-{
-    g->t_min = UINT64_MAX;
-    g->t_max = 0;
-    for (size_t u = 0; u < g->nunits; u++) {
-        const tr_writer *w = g->units[u];
-        uint64_t a = tr_job_clock_correct(w, w->t_min), b = tr_job_clock_correct(w, w->t_max);
-        if (a < g->t_min)
-            g->t_min = a;
-        if (b > g->t_max)
-            g->t_max = b;
-    }
-    if (g->t_min > g->t_max)
-        g->t_min = g->t_max;
-    /* The realtime of the first rank's local time that corresponds to t_min. */
-    const tr_writer *ref = g->units[0];
-    int64_t offset = (int64_t)(tr_job_clock_correct(ref, ref->t_min) - ref->t_min);
-    g->realtime = (uint64_t)((int64_t)g->t_min - offset + ref->jd->realtime_offset);
-}
-
-/* Loads, places and writes every rank; opens the archive at the first rank
- * with events. Returns 0, or -1 with r->error. */
-static int write_ranks(tr_job_rank *ranks, size_t n, tr_defs *defs, const char *dir, OTF2_Archive **ar,
-                       tr_writer **units, size_t *nunits, tr_convert_report *r)
-{
-    uint64_t loc_base = 0;
-    uint32_t group_base = 0, win_base = 0;
-    for (size_t i = 0; i < n; i++) {
-        tr_job_rank *rk = &ranks[i];
-        int rc = tr_unit_open(&rk->w, defs, rk->path, r->error, sizeof r->error);
-        if (rc < 0)
-            return -1;
-        rk->w.rank = rk->rank;
-        add_report(r, rk, i == 0);
-        if (rc == 1) {
-            rk->empty = 1;
-            continue;
-        }
-        if (!*ar) {
-            *ar = tr_archive_open(dir, rk->w.jd->hostname);
-            if (!*ar || OTF2_Archive_OpenEvtFiles(*ar) != OTF2_SUCCESS)
-                return 1;
-        }
-        if (tr_job_clock_points(&rk->w) || tr_unit_place(&rk->w, loc_base, group_base, win_base)) {
-            snprintf(r->error, sizeof r->error, "out of memory while analysing events of %s", rk->path);
-            return -1;
-        }
-        if (tr_unit_write_events(&rk->w, *ar, &r->events))
-            return 1;
-        tr_unit_release_events(&rk->w);
-        loc_base += rk->w.nlocations;
-        group_base += 1 + (uint32_t)rk->w.ndevices;
-        win_base += (uint32_t)rk->w.ndevices;
-        r->locations += rk->w.data.nstreams;
-        r->devices += rk->w.ndevices;
-        r->lost += rk->w.lost;
-        units[(*nunits)++] = &rk->w;
-    }
-    return 0;
-}
-
 int tr_writer_convert_job(const char *const *journals, size_t n, const char *archive_dir, tr_convert_report *r)
 {
     memset(r, 0, sizeof *r);
@@ -189,58 +103,75 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
         return -1;
     }
     tr_job_rank *ranks = calloc(n, sizeof *ranks);
-    tr_writer **units = calloc(n, sizeof *units);
+    tr_job_part **parts = calloc(n, sizeof *parts);
+    tr_job_union *u = tr_job_union_new();
     int32_t size = 0;
-    if (!ranks || !units) {
+    if (!ranks || !parts || !u) {
         free(ranks);
-        free(units);
+        free(parts);
+        tr_job_union_free(u);
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
     }
     int rc = identify(journals, n, ranks, &size, r);
-    tr_defs defs;
-    tr_defs_init(&defs, 1);
     OTF2_Archive *ar = 0;
-    size_t nunits = 0;
-    if (!rc) {
-        r->job_size = (uint64_t)size;
-        tr_archive_errors_begin();
-        int failed = write_ranks(ranks, n, &defs, archive_dir, &ar, units, &nunits, r);
-        if (!failed && !nunits) {
-            snprintf(r->error, sizeof r->error, "no rank's journal holds events");
-            failed = -1;
+    uint64_t bases[3] = {0, 0, 0};
+    tr_job_errors_begin();
+    for (size_t i = 0; !rc && i < n; i++) {
+        parts[i] = tr_job_part_open(ranks[i].path, i == 0, r->error, sizeof r->error);
+        if (!parts[i]) {
+            rc = -1;
+            break;
         }
-        uint32_t nnodes = 0;
-        const char **nodes = failed ? 0 : name_nodes(units, nunits, &nnodes);
-        if (!failed && (!nodes || tr_job_properties(ar, ranks, n, size, r))) {
+        uint64_t counts[3];
+        tr_job_part_counts(parts[i], counts);
+        if (counts[0] && !ar) {
+            ar = tr_job_archive_open(archive_dir, tr_job_part_hostname(parts[i]), 1);
+            if (!ar || OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
+                snprintf(r->error, sizeof r->error, "OTF2 failed to create the archive in %s", archive_dir);
+                rc = -1;
+                break;
+            }
+        }
+        rc = tr_job_part_write_events(parts[i], ar, bases, r->error, sizeof r->error);
+        if (!rc && tr_job_union_add_part(u, parts[i])) {
             snprintf(r->error, sizeof r->error, "out of memory");
-            failed = -1;
+            rc = -1;
         }
-        if (!failed) {
-            tr_global g = {.defs = &defs, .units = units, .nunits = nunits, .job = 1, .nodes = nodes,
-                           .nnodes = nnodes};
-            time_span(&g);
-            failed = tr_archive_finish(ar, &g) ? 1 : 0;
-            ar = 0;
-        } else if (ar) {
-            OTF2_Archive_Close(ar);
-            ar = 0;
-        }
-        free(nodes);
-        const char *otf2_error = tr_archive_errors_end();
-        if (failed > 0) {
-            snprintf(r->error, sizeof r->error, "OTF2 failed: %s", otf2_error ? otf2_error : "unknown error");
-        } else if (!failed && otf2_error) {
-            snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
-        }
-        rc = failed ? -1 : 0;
+        for (int k = 0; k < 3; k++)
+            bases[k] += counts[k];
     }
-    r->ranks = nunits;
-    r->ranks_missing = r->job_size > nunits ? r->job_size - nunits : 0;
+    if (!rc && !ar) {
+        snprintf(r->error, sizeof r->error, "no rank's journal holds events");
+        rc = -1;
+    }
+    if (!rc && OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS) {
+        snprintf(r->error, sizeof r->error, "OTF2 failed to close the event files");
+        rc = -1;
+    }
+    if (!rc && OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
+        for (size_t i = 0; !rc && i < n; i++)
+            if (tr_job_union_local_defs(u, parts[i], ar)) {
+                snprintf(r->error, sizeof r->error, "out of memory");
+                rc = -1;
+            }
+        OTF2_Archive_CloseDefFiles(ar);
+    }
+    if (!rc) {
+        rc = tr_job_union_write(u, ar, size, r);
+        ar = 0;
+    }
+    if (ar)
+        OTF2_Archive_Close(ar);
+    const char *otf2_error = tr_job_errors_end();
+    if (rc && otf2_error && !strncmp(r->error, "OTF2", 4))
+        snprintf(r->error, sizeof r->error, "OTF2 failed: %s", otf2_error);
+    else if (!rc && otf2_error)
+        snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
     for (size_t i = 0; i < n; i++)
-        tr_unit_free(&ranks[i].w);
-    tr_defs_free(&defs);
-    free(units);
+        tr_job_part_free(parts[i]);
+    tr_job_union_free(u);
+    free(parts);
     free(ranks);
     return rc;
 }

@@ -51,36 +51,36 @@ static void copy_cut(char *out, size_t size, const char *s)
 }
 
 /* How each rank's run ended; "normal end" when every journal says so. */
-static void run_end(text *t, const tr_job_rank *ranks, size_t n)
+static void run_end(text *t, const tr_rank_desc *const *ranks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const tr_journal_data *jd = ranks[i].w.jd;
+        const tr_rank_desc *d = ranks[i];
         char how[64] = "";
-        if (jd->crashed)
-            snprintf(how, sizeof how, "crashed (signal %d)", jd->crash_signal);
-        else if (!jd->ended)
+        if (d->crashed)
+            snprintf(how, sizeof how, "crashed (signal %d)", d->crash_signal);
+        else if (!d->ended)
             snprintf(how, sizeof how, "recovered");
-        if (!how[0] && !ranks[i].empty)
+        if (!how[0] && !d->empty)
             continue;
-        addf(t, "%srank %d: %s%s%s", t->n ? "; " : "", ranks[i].rank, how, how[0] && ranks[i].empty ? ", " : "",
-             ranks[i].empty ? "no events" : "");
+        addf(t, "%srank %d: %s%s%s", t->n ? "; " : "", d->rank, how, how[0] && d->empty ? ", " : "",
+             d->empty ? "no events" : "");
     }
     if (!t->n)
         addf(t, "normal end");
 }
 
 /* Ranks of 0..size-1 not in the archive, as "2,5-7". */
-static void missing_ranks(text *t, const tr_job_rank *ranks, size_t n, int32_t size)
+static void missing_ranks(text *t, const tr_rank_desc *const *ranks, size_t n, int32_t size)
 {
     size_t i = 0;
     for (int32_t k = 0; k < size;) {
-        while (i < n && (ranks[i].rank < k || ranks[i].empty))
+        while (i < n && (ranks[i]->rank < k || ranks[i]->empty))
             i++;
-        if (i < n && ranks[i].rank == k) {
+        if (i < n && ranks[i]->rank == k) {
             k++;
             continue;
         }
-        int32_t last = i < n ? ranks[i].rank - 1 : size - 1; /* the next present one ends the run */
+        int32_t last = i < n ? ranks[i]->rank - 1 : size - 1; /* the next present one ends the run */
         if (last == k)
             addf(t, "%s%d", t->n ? "," : "", k);
         else
@@ -89,18 +89,22 @@ static void missing_ranks(text *t, const tr_job_rank *ranks, size_t n, int32_t s
     }
 }
 
-int tr_job_properties(OTF2_Archive *ar, tr_job_rank *ranks, size_t n, int32_t size, tr_convert_report *r)
+int tr_job_properties(OTF2_Archive *ar, const tr_rank_desc *const *ranks, size_t n, int32_t size,
+                      tr_convert_report *r)
 {
-    tr_archive_config_properties(ar, ranks[0].w.jd);
+    for (size_t i = 0; i < n; i++)
+        if (ranks[i]->nconfig) {
+            tr_archive_config_properties(ar, ranks[i]->config, ranks[i]->nconfig);
+            break;
+        }
     uint64_t count[2] = {0, 0}, bytes[2] = {0, 0};
     size_t present = 0;
     for (size_t i = 0; i < n; i++) {
-        const tr_journal_data *jd = ranks[i].w.jd;
         for (int d = 0; d < 2; d++) {
-            count[d] += jd->end.small_count[d];
-            bytes[d] += jd->end.small_bytes[d];
+            count[d] += ranks[i]->small_count[d];
+            bytes[d] += ranks[i]->small_bytes[d];
         }
-        present += !ranks[i].empty;
+        present += !ranks[i]->empty;
     }
     tr_archive_filtered_properties(ar, count, bytes);
 
@@ -124,18 +128,13 @@ int tr_job_properties(OTF2_Archive *ar, tr_job_rank *ranks, size_t n, int32_t si
     /* Which process each rank was: its pid and host. */
     for (size_t i = 0; i < n; i++) {
         char name[96], value[320];
-        snprintf(name, sizeof name, "TRACER::JOB::RANK%d::PROCESS", ranks[i].rank);
-        snprintf(value, sizeof value, "pid %llu on %.256s", (unsigned long long)ranks[i].w.jd->pid,
-                 ranks[i].w.jd->hostname ? ranks[i].w.jd->hostname : "?");
+        snprintf(name, sizeof name, "TRACER::JOB::RANK%d::PROCESS", ranks[i]->rank);
+        snprintf(value, sizeof value, "pid %llu on %.256s", (unsigned long long)ranks[i]->pid,
+                 ranks[i]->hostname ? ranks[i]->hostname : "?");
         OTF2_Archive_SetProperty(ar, name, value, false);
     }
-
-    char prefix[64];
-    for (size_t i = 0; i < n; i++) {
-        if (ranks[i].empty)
-            continue;
-        snprintf(prefix, sizeof prefix, "TRACER::MPIT::RANK%d::", ranks[i].rank);
-        tr_mpit_properties(&ranks[i].w, ar, prefix);
-    }
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < ranks[i]->nprops; k++)
+            OTF2_Archive_SetProperty(ar, ranks[i]->props[k].name, ranks[i]->props[k].value, false);
     return oom ? -1 : 0;
 }

@@ -328,14 +328,14 @@ static void property_name(char *out, size_t size, const char *prefix, const char
     out[n] = 0;
 }
 
-void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix)
+void tr_mpit_properties(const tr_writer *w, const char *prefix, tr_prop_fn put, void *ctx)
 {
     const tr_jmpit *cat = &w->jd->mpit;
     if (!cat->status)
         return;
     char name[300], value[2048];
     snprintf(name, sizeof name, "%sSTATUS", prefix);
-    OTF2_Archive_SetProperty(ar, name, cat->status, false);
+    put(ctx, name, cat->status);
     for (uint32_t i = 0; i < w->mpit.nlocs; i++) {
         const tr_mpit_loc *l = &w->mpit.locs[i];
         const tr_jmpit_source *s = l->src;
@@ -351,7 +351,7 @@ void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix)
             snprintf(value, sizeof value, "events whose source MPI_T did not report; events=%llu; dropped=%llu",
                      (unsigned long long)l->events, (unsigned long long)l->dropped);
         property_name(name, sizeof name, prefix, "SOURCE", sname);
-        OTF2_Archive_SetProperty(ar, name, value, false);
+        put(ctx, name, value);
         if (l->mapped)
             snprintf(value, sizeof value, "name=%s; ns = %.3Lf + %.12Lg * tick; pairs=%u; wraps=%llu; max_residual_ns=%.1f",
                      sname, l->offset, l->rate, l->npairs, (unsigned long long)l->wraps, l->max_residual_ns);
@@ -359,7 +359,7 @@ void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix)
             snprintf(value, sizeof value, "name=%s; host clock at callback (%s)", sname,
                      !s ? "unknown source" : !s->adhoc ? "no ad-hoc timestamps" : "no clock pairs recorded");
         property_name(name, sizeof name, prefix, "CLOCK", sname);
-        OTF2_Archive_SetProperty(ar, name, value, false);
+        put(ctx, name, value);
     }
     for (uint32_t t = 0; t < cat->ntypes; t++) {
         const tr_jmpit_type *ty = &cat->types[t];
@@ -378,6 +378,6 @@ void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix)
         snprintf(value, sizeof value, "name=%s; verbosity=%s (%d); bind=%s; registered=%s; elements=%s; description=%.600s",
                  ty->name, level_name(ty->level), ty->level, ty->bind_name, reg, elements, ty->desc);
         property_name(name, sizeof name, prefix, "EVENT", ty->name);
-        OTF2_Archive_SetProperty(ar, name, value, false);
+        put(ctx, name, value);
     }
 }

@@ -99,6 +99,8 @@ static uint32_t region_add(tr_defs *d, const tr_region_def *def)
     return d->nregions++;
 }
 
+uint32_t tr_defs_region_add(tr_defs *d, const tr_region_def *def) { return region_add(d, def); }
+
 uint32_t tr_defs_region_keyed(tr_writer *w, uint64_t k, const tr_region_def *def)
 {
     uint64_t v;

@@ -3,25 +3,28 @@
  * regions, attributes, metrics, and the communicators of the RMA windows
  * (and, for an MPI job, of MPI). Written last: it needs each location's
  * event count. A journal alone is written exactly as it always was; a job's
- * ranks follow one another with their own ids (tr_writer's bases). */
+ * ranks follow one another with their own ids (each part's bases). Only
+ * descriptions (rank_desc.h) are read, so in a job rank 0 writes this file
+ * from what the other ranks sent it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "writer/writer_internal.h"
 
 /* Names of a journal's groups: "process <pid>" alone, "rank <N>" in a job. */
-static uint32_t process_name(const tr_global *g, const tr_writer *w)
+static uint32_t process_name(const tr_global *g, const tr_rank_desc *w)
 {
     char buf[64];
     if (g->job)
         snprintf(buf, sizeof buf, "rank %d", w->rank);
     else
-        snprintf(buf, sizeof buf, "process %llu", (unsigned long long)w->jd->pid);
+        snprintf(buf, sizeof buf, "process %llu", (unsigned long long)w->pid);
     return tr_defs_str(g->defs, buf);
 }
 
 /* @what: 0 the device's location group, 1 its comm, 2 its window. */
-static uint32_t device_name(const tr_global *g, const tr_writer *w, const tr_device *dev, int what)
+static uint32_t device_name(const tr_global *g, const tr_rank_desc *w, const tr_desc_device *dev, int what)
 {
     static const char *const fmt[3] = {"device %d", "host<->device %d", "device %d memory"};
     char buf[96], rank[32] = "";
@@ -32,7 +35,7 @@ static uint32_t device_name(const tr_global *g, const tr_writer *w, const tr_dev
     return tr_defs_str(g->defs, buf);
 }
 
-static uint32_t lane_name(const tr_global *g, const tr_device *dev, uint32_t lane)
+static uint32_t lane_name(const tr_global *g, const tr_desc_device *dev, uint32_t lane)
 {
     char buf[96];
     if (lane == 0)
@@ -58,10 +61,10 @@ static void intern_all(const tr_global *g)
     tr_defs_str(d, "node");
     for (uint32_t i = 0; i < g->nnodes; i++)
         tr_defs_str(d, g->nodes[i]);
-    for (size_t u = 0; u < g->nunits; u++) {
-        const tr_writer *w = g->units[u];
+    for (size_t u = 0; u < g->nparts; u++) {
+        const tr_rank_desc *w = g->parts[u];
         process_name(g, w);
-        for (size_t i = 0; i < w->data.nstreams; i++)
+        for (size_t i = 0; i < w->nstreams; i++)
             thread_name(g, i);
         for (size_t k = 0; k < w->ndevices; k++) {
             for (uint32_t l = 0; l < w->devices[k].nlanes; l++)
@@ -78,8 +81,12 @@ static void intern_all(const tr_global *g)
     tr_defs_str(d, "bytes allocated by the OpenMP runtime on the device, not yet deleted");
     tr_defs_str(d, "bytes");
     tr_defs_str(d, "all locations");
-    for (size_t u = 0; u < g->nunits; u++)
-        tr_defs_write_mpit_locations(g->units[u], 0);
+    int mpit = 0;
+    for (size_t u = 0; u < g->nparts; u++)
+        for (uint32_t i = 0; i < g->parts[u]->nmpit; i++, mpit = 1)
+            tr_defs_str(d, g->parts[u]->mpit[i].name);
+    if (mpit)
+        tr_defs_write_mpit_metric(d, 0);
     if (g->job)
         tr_defs_write_job_comms(g, 0, 0, 0);
 }
@@ -91,22 +98,22 @@ static void write_tree_and_locations(const tr_global *g, OTF2_GlobalDefWriter *g
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     for (uint32_t i = 0; i < g->nnodes; i++)
         OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1 + i, tr_defs_str(d, g->nodes[i]), s_node_class, 0);
-    for (size_t u = 0; u < g->nunits; u++) {
-        const tr_writer *w = g->units[u];
+    for (size_t u = 0; u < g->nparts; u++) {
+        const tr_rank_desc *w = g->parts[u];
         OTF2_GlobalDefWriter_WriteLocationGroup(gw, w->group_base, process_name(g, w), OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                w->node, OTF2_UNDEFINED_LOCATION_GROUP);
+                                                g->node[u], OTF2_UNDEFINED_LOCATION_GROUP);
         for (size_t k = 0; k < w->ndevices; k++)
             OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)(w->group_base + 1 + k),
                                                     device_name(g, w, &w->devices[k], 0),
-                                                    OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, w->node, w->group_base);
+                                                    OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, g->node[u], w->group_base);
     }
-    for (size_t u = 0; u < g->nunits; u++) {
-        const tr_writer *w = g->units[u];
-        for (size_t i = 0; i < w->data.nstreams; i++)
-            OTF2_GlobalDefWriter_WriteLocation(gw, tr_host_location(w, i), thread_name(g, i),
+    for (size_t u = 0; u < g->nparts; u++) {
+        const tr_rank_desc *w = g->parts[u];
+        for (size_t i = 0; i < w->nstreams; i++)
+            OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + i, thread_name(g, i),
                                                OTF2_LOCATION_TYPE_CPU_THREAD, w->events[i], w->group_base);
         for (size_t k = 0; k < w->ndevices; k++) {
-            const tr_device *dev = &w->devices[k];
+            const tr_desc_device *dev = &w->devices[k];
             for (uint32_t l = 0; l < dev->nlanes; l++) {
                 uint64_t id = dev->first_location + l;
                 OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + id, lane_name(g, dev, l),
@@ -114,7 +121,10 @@ static void write_tree_and_locations(const tr_global *g, OTF2_GlobalDefWriter *g
                                                    (OTF2_LocationGroupRef)(w->group_base + 1 + k));
             }
         }
-        tr_defs_write_mpit_locations((tr_writer *)w, gw);
+        for (uint32_t i = 0; i < w->nmpit; i++)
+            OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + w->mpit[i].location, tr_defs_str(d, w->mpit[i].name),
+                                               OTF2_LOCATION_TYPE_CPU_THREAD, w->events[w->mpit[i].location],
+                                               w->group_base);
     }
 }
 
@@ -141,8 +151,8 @@ static void write_regions_attributes_metrics(const tr_global *g, OTF2_GlobalDefW
         OTF2_GlobalDefWriter_WriteAttribute(gw, TR_ATTR_COUNT + k, d->attrs[k].name, d->attrs[k].description,
                                             d->attrs[k].type);
     int located = 0;
-    for (size_t u = 0; u < g->nunits; u++)
-        located |= g->units[u]->mpit.nlocated != 0;
+    for (size_t u = 0; u < g->nparts; u++)
+        located |= g->parts[u]->nmpit != 0;
     if (located)
         tr_defs_write_mpit_metric(d, gw);
 }
@@ -154,9 +164,9 @@ static void write_regions_attributes_metrics(const tr_global *g, OTF2_GlobalDefW
 static uint32_t write_rma_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, uint64_t nlocations)
 {
     uint64_t most = 1;
-    for (size_t u = 0; u < g->nunits; u++)
-        if (g->units[u]->data.nstreams + 1 > most)
-            most = g->units[u]->data.nstreams + 1;
+    for (size_t u = 0; u < g->nparts; u++)
+        if (g->parts[u]->nstreams + 1 > most)
+            most = g->parts[u]->nstreams + 1;
     uint64_t *members = malloc((nlocations > most ? nlocations : most) * sizeof *members);
     uint32_t nwins = 0;
     if (!members)
@@ -165,12 +175,12 @@ static uint32_t write_rma_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, ui
         members[i] = i;
     OTF2_GlobalDefWriter_WriteGroup(gw, 0, tr_defs_str(g->defs, "all locations"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                     OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, (uint32_t)nlocations, members);
-    for (size_t u = 0; u < g->nunits; u++) {
-        const tr_writer *w = g->units[u];
+    for (size_t u = 0; u < g->nparts; u++) {
+        const tr_rank_desc *w = g->parts[u];
         for (size_t k = 0; k < w->ndevices; k++) {
-            uint32_t n = (uint32_t)w->data.nstreams, win = w->win_base + (uint32_t)k;
+            uint32_t n = w->nstreams, win = w->win_base + (uint32_t)k;
             for (uint32_t i = 0; i < n; i++)
-                members[i] = tr_host_location(w, i);
+                members[i] = w->loc_base + i;
             members[n] = w->loc_base + w->devices[k].first_location;
             uint32_t s_comm = device_name(g, w, &w->devices[k], 1);
             OTF2_GlobalDefWriter_WriteGroup(gw, (OTF2_GroupRef)(1 + win), s_comm, OTF2_GROUP_TYPE_COMM_GROUP,
@@ -196,9 +206,61 @@ void tr_defs_write_global(const tr_global *g, OTF2_GlobalDefWriter *gw)
     write_tree_and_locations(g, gw);
     write_regions_attributes_metrics(g, gw);
     uint64_t nlocations = 0;
-    for (size_t u = 0; u < g->nunits; u++)
-        nlocations += g->units[u]->nlocations;
+    for (size_t u = 0; u < g->nparts; u++)
+        nlocations += g->parts[u]->nlocations;
     uint32_t nwins = write_rma_comms(g, gw, nlocations);
     if (g->job)
         tr_defs_write_job_comms(g, gw, 1 + nwins, nwins);
+}
+
+/* Host names in order of first appearance: one SystemTreeNode each. A
+ * host's name is looked up in a hash of the names so far, so many ranks
+ * cost no more than one pass. */
+static int name_nodes(tr_global *g)
+{
+    g->nodes = calloc(g->nparts ? g->nparts : 1, sizeof *g->nodes);
+    g->node = calloc(g->nparts ? g->nparts : 1, sizeof *g->node);
+    if (!g->nodes || !g->node)
+        return -1;
+    tr_strtab seen = {0};
+    int rc = 0;
+    for (size_t u = 0; u < g->nparts && !rc; u++) {
+        const char *h = g->parts[u]->hostname ? g->parts[u]->hostname : "localhost";
+        uint32_t k = tr_strtab_id(&seen, h);
+        if (k == UINT32_MAX)
+            rc = -1;
+        else if (k == g->nnodes)
+            g->nodes[g->nnodes++] = h;
+        g->node[u] = 1 + k;
+    }
+    tr_strtab_free(&seen);
+    return rc;
+}
+
+int tr_global_prepare(tr_global *g)
+{
+    if (name_nodes(g))
+        return -1;
+    g->t_min = UINT64_MAX;
+    g->t_max = 0;
+    for (size_t u = 0; u < g->nparts; u++) {
+        if (g->parts[u]->t_min < g->t_min)
+            g->t_min = g->parts[u]->t_min;
+        if (g->parts[u]->t_max > g->t_max)
+            g->t_max = g->parts[u]->t_max;
+    }
+    if (g->t_min > g->t_max)
+        g->t_min = g->t_max;
+    /* The first part's realtime at its own corrected time. */
+    g->realtime = g->nparts ? (uint64_t)((int64_t)g->t_min + g->parts[0]->realtime_shift) : 0;
+    return 0;
+}
+
+void tr_global_free(tr_global *g)
+{
+    free(g->nodes);
+    free(g->node);
+    g->nodes = 0;
+    g->node = 0;
+    g->nnodes = 0;
 }

@@ -160,26 +160,6 @@ int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t li, uint64_t *
     return OTF2_Archive_CloseEvtWriter(ar, ew) == OTF2_SUCCESS ? 0 : -1;
 }
 
-void tr_defs_write_mpit_locations(tr_writer *w, OTF2_GlobalDefWriter *gw)
-{
-    const tr_mpit_model *m = &w->mpit;
-    if (!m->nlocs && !m->nelem)
-        return;
-    char buf[300];
-    for (uint32_t i = 0; i < m->nlocs; i++) {
-        const tr_mpit_loc *l = &m->locs[i];
-        if (!l->has_location)
-            continue;
-        snprintf(buf, sizeof buf, "MPI_T source %.200s", l->src ? l->src->name : "(unknown)");
-        uint32_t s = tr_defs_string(w, buf);
-        if (gw)
-            OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + l->location, s, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                               w->events[l->location], w->group_base);
-    }
-    if (!gw)
-        tr_defs_write_mpit_metric(w->defs, 0);
-}
-
 void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw)
 {
     uint32_t s_name = tr_defs_str(d, "MPI_T dropped events");

@@ -27,24 +27,38 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     OTF2_Archive *ar = tr_archive_open(dir, jd->hostname);
     if (!ar)
         return -1;
-    tr_archive_config_properties(ar, jd);
+    tr_archive_config_properties(ar, jd->config, jd->nconfig);
     tr_archive_filtered_properties(ar, jd->end.small_count, jd->end.small_bytes);
     run_end_property(ar, jd);
-    tr_mpit_properties(w, ar, "TRACER::MPIT::");
+    tr_mpit_properties(w, "TRACER::MPIT::", tr_archive_put_property, ar);
 
     int rc = OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
     if (!rc)
         rc = tr_unit_write_events(w, ar, total_events);
+    if (!rc)
+        rc = OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
+    tr_rank_desc d;
+    if (!rc)
+        rc = tr_describe(w, 0, &d);
     if (rc) {
         OTF2_Archive_Close(ar);
         return -1;
     }
-    const char *host = jd->hostname ? jd->hostname : "localhost";
-    tr_writer *units[1] = {w};
-    tr_global g = {.defs = w->defs, .units = units, .nunits = 1, .t_min = w->t_min, .t_max = w->t_max,
-                   .realtime = (uint64_t)((int64_t)w->t_min + jd->realtime_offset), .nodes = &host, .nnodes = 1};
-    w->node = 1;
-    return tr_archive_finish(ar, &g);
+    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
+        tr_archive_local_defs(ar, w, 0);
+        OTF2_Archive_CloseDefFiles(ar);
+    }
+    const tr_rank_desc *parts[1] = {&d};
+    tr_global g = {.defs = w->defs, .parts = parts, .nparts = 1};
+    if (tr_global_prepare(&g)) {
+        rc = -1;
+        OTF2_Archive_Close(ar);
+    } else {
+        rc = tr_archive_global_defs(ar, &g);
+    }
+    tr_global_free(&g);
+    tr_rank_desc_free(&d);
+    return rc;
 }
 
 int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r)

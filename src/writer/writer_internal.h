@@ -13,6 +13,7 @@
 #include "writer/journal_load.h"
 #include "writer/link_model.h"
 #include "writer/mpit_model.h"
+#include "writer/rank_desc.h"
 #include "writer/strtab.h"
 #include "writer/u64map.h"
 #include "writer/writer.h"
@@ -167,6 +168,8 @@ uint32_t tr_defs_str(tr_defs *d, const char *s);
 uint32_t tr_defs_string(tr_writer *w, const char *s);
 /* The region of this journal's key @k: defined with @def the first time. */
 uint32_t tr_defs_region_keyed(tr_writer *w, uint64_t k, const tr_region_def *def);
+/* A region by @def alone (equal content: the same one); 0 also out of memory. */
+uint32_t tr_defs_region_add(tr_defs *d, const tr_region_def *def);
 /* What a region is made from, so one (tag, value) gives one region. */
 enum tr_region_key {
     KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK, KEY_LINK,
@@ -195,15 +198,15 @@ void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v);
 
 /* mpit_model.c: after tr_model_build (extends t_min / t_max). */
 int tr_mpit_model_build(tr_writer *w, uint64_t first_location);
+/* Where properties go: the archive, or a rank's description. */
+typedef void (*tr_prop_fn)(void *ctx, const char *name, const char *value);
 /* The archive properties of MPI_T, named @prefix + "STATUS", "SOURCE::..."
- * ("TRACER::MPIT::" for one journal). */
-void tr_mpit_properties(tr_writer *w, OTF2_Archive *ar, const char *prefix);
+ * ("TRACER::MPIT::" for one journal), each given to @put. */
+void tr_mpit_properties(const tr_writer *w, const char *prefix, tr_prop_fn put, void *ctx);
 
 /* otf2_mpit.c */
 int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t loc, uint64_t *nevents);
 uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call);
-/* The MPI_T locations (with @gw NULL: interns their strings). */
-void tr_defs_write_mpit_locations(tr_writer *w, OTF2_GlobalDefWriter *gw);
 /* The drop metric (when @gw is NULL: interns its strings). */
 void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw);
 
@@ -228,49 +231,63 @@ int tr_unit_write_events(tr_writer *w, OTF2_Archive *ar, uint64_t *total);
 void tr_unit_release_events(tr_writer *w);
 void tr_unit_free(tr_writer *w);
 
+/* writer_describe.c: a journal's part, as the global definitions and the
+ * properties need it (after its events were written). @with_config: it
+ * carries the configuration. Returns 0, or -1 out of memory. */
+int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d);
+/* A journal without events: who it was and how it ended. */
+int tr_describe_empty(const tr_journal_data *jd, int32_t rank, int with_config, tr_rank_desc *d);
+
 /* What the global definition file describes (otf2_global_defs.c). */
 typedef struct tr_global {
-    tr_defs *defs;
-    tr_writer *const *units;  /* a journal alone, or a job's ranks in rank order */
-    size_t nunits;
-    int job;                  /* 1: the ranks of an MPI job */
-    uint64_t t_min, t_max;    /* the archive's time span (rank 0's clock in a job) */
-    uint64_t realtime;        /* CLOCK_REALTIME ns at t_min */
-    const char *const *nodes; /* host names: SystemTreeNode 1 + i */
+    tr_defs *defs;                    /* every part's, unified */
+    const tr_rank_desc *const *parts; /* with events: a journal alone, or a job's ranks in rank order */
+    size_t nparts;
+    int job;                          /* 1: the ranks of an MPI job */
+    uint64_t t_min, t_max;            /* the archive's time span (rank 0's clock in a job) */
+    uint64_t realtime;                /* CLOCK_REALTIME ns at t_min */
+    const char **nodes;               /* host names: SystemTreeNode 1 + i */
     uint32_t nnodes;
+    uint32_t *node;                   /* per part: its SystemTreeNode */
 } tr_global;
+/* Fills nodes, node, t_min, t_max and realtime from the parts. Returns 0,
+ * or -1 out of memory. */
+int tr_global_prepare(tr_global *g);
+void tr_global_free(tr_global *g);
 void tr_defs_write_global(const tr_global *g, OTF2_GlobalDefWriter *gw);
 /* otf2_job_defs.c: MPI_COMM_WORLD, _SELF and the communicators MPI_T
  * registrations were bound to; with @gw NULL, interns their strings. */
 void tr_defs_write_job_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, uint32_t first_group,
                              uint32_t first_comm);
 
-/* archive.c: the parts of writing an archive both drivers share. */
+/* archive.c: the parts of writing an archive every driver shares. */
 OTF2_Archive *tr_archive_open(const char *dir, const char *machine);
 /* OTF2's error messages are kept, not printed: the first one since begin. */
 void tr_archive_errors_begin(void);
 const char *tr_archive_errors_end(void); /* NULL when there was none */
-void tr_archive_config_properties(OTF2_Archive *ar, const tr_journal_data *jd);
+void tr_archive_config_properties(OTF2_Archive *ar, char *const *config, uint32_t nconfig);
 void tr_archive_filtered_properties(OTF2_Archive *ar, const uint64_t count[2], const uint64_t bytes[2]);
-/* Closes the event files, writes every location's local definitions (its
- * ClockOffsets) and the global definitions, closes the archive. */
-int tr_archive_finish(OTF2_Archive *ar, const tr_global *g);
+/* A tr_prop_fn that sets an archive property (ctx: the OTF2_Archive). */
+void tr_archive_put_property(void *ar, const char *name, const char *value);
+/* The local definitions of a part's locations (between OpenDefFiles and
+ * CloseDefFiles): its ClockOffsets and, when @map is not NULL, the mapping
+ * of its ids to the global ones. */
+struct tr_defs_map;
+void tr_archive_local_defs(OTF2_Archive *ar, const tr_writer *w, const struct tr_defs_map *map);
+/* Writes the global definitions and closes the archive. */
+int tr_archive_global_defs(OTF2_Archive *ar, const tr_global *g);
 
 /* job_clock.c: a rank's CLOCK_OFFSET frames as ClockOffset definitions,
  * and a time corrected the way OTF2 readers correct it with them. */
 int tr_job_clock_points(tr_writer *w);
 uint64_t tr_job_clock_correct(const tr_writer *w, uint64_t t);
 
-/* One journal of an MPI job (job_convert.c), in rank order. */
-typedef struct tr_job_rank {
-    const char *path;
-    int32_t rank;
-    int empty;  /* its journal holds no event: the rank is not in the archive */
-    tr_writer w;
-} tr_job_rank;
-/* job_properties.c: TRACER::CONFIG (the first rank's), ::FILTERED (summed),
- * ::RUN::END, ::JOB::*, ::MPIT::RANK<N>::*; fills r->missing and r->ends. */
-int tr_job_properties(OTF2_Archive *ar, tr_job_rank *ranks, size_t n, int32_t size, tr_convert_report *r);
+/* job_properties.c: TRACER::CONFIG (the first part that carries it),
+ * ::FILTERED (summed), ::RUN::END, ::JOB::*, ::MPIT::RANK<N>::* of @parts
+ * (every rank that has a journal, in rank order, empty ones included);
+ * fills r->missing and r->ends. */
+int tr_job_properties(OTF2_Archive *ar, const tr_rank_desc *const *parts, size_t n, int32_t size,
+                      tr_convert_report *r);
 
 /* Data op classification shared by the passes. */
 int tr_optype_is_to_device(uint16_t optype);
