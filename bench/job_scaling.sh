@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/job_scaling.sh [BUILD_DIR] [MAX_RANKS] - an MPI job's trace as ranks
-# grow: the time of MPI_Finalize (where the ranks end recording and rank 0
-# writes the job's archive), the files of the archive, and the file-system
+# grow: the time of MPI_Finalize (where the ranks end recording and write
+# the job's archive together), its phases as rank 0 saw them, the serial
+# merge of the same journals, the files of the archive, and the file-system
 # metadata operations on the trace directory (from strace when it is
 # installed, for up to 16 ranks). Ranks are oversubscribed on this
 # machine's cores. Prints a table; docs/scaling.md quotes it. Not a test.
@@ -24,11 +25,14 @@ slowest() { awk -F'finalize_s=' '{ if ($2 > m) m = $2 } END { print m }' "$1"; }
 echo "tracer job scaling - $(date -u +%Y-%m-%d), $cores cores, $events marks per rank"
 echo
 echo "MPI_Finalize of the slowest rank: untraced; traced with TRACER_WRITE_AT_END=0 (the"
-echo "collective steps: clock offsets, barrier); traced (rank 0 also writes the archive)."
-echo "merge: \`tracer recover\` of the same journals, alone (the serial write rank 0 does)."
+echo "collective steps: clock offsets, barrier); traced (the ranks write the archive together)."
+echo "Phases of the write on rank 0 (TRACER_VERBOSE), ms: events (load, analyse, write its own"
+echo "event files, wait for the slowest), unify (reduction tree + broadcast of the definitions),"
+echo "local (its local definitions), global (properties, global definitions, anchor)."
+echo "serial merge: \`tracer recover\` of the same journals by one process."
 echo
-echo "| ranks | finalize untraced, s | finalize, no write, s | finalize with write, s | merge alone, s | archive files | archive MiB | metadata ops on the trace dir |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| ranks | finalize untraced, s | finalize, no write, s | finalize with write, s | events, ms | unify, ms | local, ms | global, ms | serial merge, s | archive files | archive MiB | metadata ops on the trace dir |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for n in 1 2 4 8 16 32 64 128 256; do
   (( n <= max )) || break
   "$mpiexec" -n "$n" "$prog" "$events" >"$tmp/base$n"
@@ -40,7 +44,9 @@ for n in 1 2 4 8 16 32 64 128 256; do
   files=$(find "$out" -type f ! -path '*/journals/*' | wc -l)
   mib=$(du -sm --exclude=journals "$out" | cut -f1)
   rm -rf "$out"
-  TRACER_OUTPUT=$out "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >"$tmp/w$n"
+  TRACER_OUTPUT=$out TRACER_VERBOSE=1 "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >"$tmp/w$n" \
+    2>"$tmp/we$n"
+  phases=$(sed -n 's/.*ms: events \([0-9.]*\), unification \([0-9.]*\), local definitions \([0-9.]*\), global definitions \([0-9.]*\).*/\1 | \2 | \3 | \4/p' "$tmp/we$n")
   rm -rf "$out"
   ops="-"
   if (( n <= 16 )) && command -v strace >/dev/null; then
@@ -50,6 +56,6 @@ for n in 1 2 4 8 16 32 64 128 256; do
     ops=$(grep -c "$out" "$tmp/strace$n" || true)
     rm -rf "$out"
   fi
-  printf '| %s | %s | %s | %s | %.3f | %s | %s | %s |\n' "$n" "$(slowest "$tmp/base$n")" "$(slowest "$tmp/nw$n")" \
-    "$(slowest "$tmp/w$n")" "$merge" "$files" "$mib" "$ops"
+  printf '| %s | %s | %s | %s | %s | %.3f | %s | %s | %s |\n' "$n" "$(slowest "$tmp/base$n")" "$(slowest "$tmp/nw$n")" \
+    "$(slowest "$tmp/w$n")" "${phases:-? | ? | ? | ?}" "$merge" "$files" "$mib" "$ops"
 done

@@ -1,5 +1,6 @@
 /* job_tree.h - the collective steps of writing a job's archive in parallel,
- * over tracer's own communicator (a duplicate of MPI_COMM_WORLD):
+ * over MPI_COMM_WORLD (inside MPI_Finalize, where no message of the
+ * application can be in flight; tracer's messages have tags of their own):
  *
  * - a binomial reduction tree that brings every rank's blob to rank 0 in
  *   ceil(log2 size) rounds, each rank merging what its children send into

@@ -96,12 +96,13 @@ int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr
 {
     memset(r, 0, sizeof *r);
     memset(t, 0, sizeof *t);
-    state s = {.c = {.w = w, .comm = MPI_COMM_NULL}};
-    /* A communicator of tracer's own: none of the application's messages
-     * can match the tree's. */
-    if (w->comm_dup(MPI_COMM_WORLD, &s.c.comm) != MPI_SUCCESS || w->comm_rank(s.c.comm, &s.c.rank) != MPI_SUCCESS ||
-        w->comm_size(s.c.comm, &s.c.size) != MPI_SUCCESS) {
-        tr_log("job: cannot make a communicator for writing the trace; the journals are kept");
+    /* MPI_COMM_WORLD itself, as for the clock offsets: inside MPI_Finalize no
+     * message of the application can be in flight, and a communicator of
+     * tracer's own would be one more the MPI library reports (MPI_T
+     * communicator events the application may be watching). */
+    state s = {.c = {.w = w, .comm = MPI_COMM_WORLD}};
+    if (w->comm_rank(s.c.comm, &s.c.rank) != MPI_SUCCESS || w->comm_size(s.c.comm, &s.c.size) != MPI_SUCCESS) {
+        tr_log("job: MPI_Comm_rank failed at MPI_Finalize; the journals are kept");
         return -1;
     }
     tr_job_errors_begin();
@@ -155,7 +156,6 @@ int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr
         snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
     tr_job_part_free(s.part);
     tr_job_union_free(s.u);
-    w->comm_free(&s.c.comm);
     t->total_s = now() - t0;
     return rc;
 }
