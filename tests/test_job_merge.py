@@ -29,7 +29,9 @@ recover` of its journal alone (the crashed and the cut ones).
       them in rank order, MPI_COMM_SELF and "communicator 0x<h> (rank N)"
       per the MPI_T registrations of the journal; properties: CONFIG of
       rank 0, FILTERED summed, RUN::END "normal end", JOB::RANKS "n/n",
-      MPIT per rank as TRACER::MPIT::RANK<N>::* (= its own TRACER::MPIT::*)
+      MPIT per rank as properties TRACER::MPIT::* of its group "rank <N>"
+      (= its own TRACER::MPIT::*), with TRACER::PROCESS ("pid <p> on <h>");
+      no TRACER::MPIT::* in the anchor file
   gaps: ranks 2 and 4 of 6 have no journal, rank 5's holds no event,
       rank 1 crashed (SIGSEGV), rank 3's journal is cut in half (its
       "MPI_Finalize" offset is lost: one offset, held to its end): exit 0;
@@ -453,7 +455,7 @@ def check_mpi_comms(c, what, ranks, job):
     c.equal(sorted(others), sorted(n for n, _ in want_other), "%s: communicator comms" % what)
 
 
-def check_properties(c, what, props, ranks, truth, size, want_end, want_missing):
+def check_properties(c, what, props, ranks, truth, size, want_end, want_missing, job):
     own0 = cfgtest.properties(c, truth[ranks[0].rank].path, "rank %d alone" % ranks[0].rank)
     cfg = {k: v for k, v in props.items() if k.startswith("TRACER::CONFIG::")}
     c.equal(cfg, {k: v for k, v in own0.items() if k.startswith("TRACER::CONFIG::")},
@@ -461,6 +463,9 @@ def check_properties(c, what, props, ranks, truth, size, want_end, want_missing)
     c.equal(props.get("TRACER::RUN::END"), want_end, "%s: TRACER::RUN::END" % what)
     c.equal(props.get("TRACER::JOB::RANKS"), "%d/%d" % (len(ranks), size), "%s: TRACER::JOB::RANKS" % what)
     c.equal(props.get("TRACER::JOB::MISSING_RANKS"), want_missing, "%s: TRACER::JOB::MISSING_RANKS" % what)
+    groups = {}
+    for p in job.definitions.location_group_properties:
+        groups.setdefault(p.location_group.name, {})[str(p.name)] = p.value
     sums = collections.Counter()
     for rk in ranks:
         own = cfgtest.properties(c, truth[rk.rank].path, "rank %d alone" % rk.rank)
@@ -469,15 +474,21 @@ def check_properties(c, what, props, ranks, truth, size, want_end, want_missing)
             if c.check(m, "%s: rank %d alone: FILTERED %s" % (what, rk.rank, d)):
                 sums[d, 0] += int(m.group(1))
                 sums[d, 1] += int(m.group(2))
-        mpit = {k[len("TRACER::MPIT::"):]: v for k, v in own.items() if k.startswith("TRACER::MPIT::")}
-        prefix = "TRACER::MPIT::RANK%d::" % rk.rank
-        got = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
-        c.equal(got, mpit, "%s: %s* = the rank's own TRACER::MPIT::*" % (what, prefix))
+        mpit = {k: v for k, v in own.items() if k.startswith("TRACER::MPIT::")}
+        gp = groups.get("rank %d" % rk.rank, {})
+        got = {k: v for k, v in gp.items() if k != "TRACER::PROCESS"}
+        c.equal(got, mpit, "%s: properties of group 'rank %d' = the rank's own TRACER::MPIT::*" % (what, rk.rank))
+        alone = truth[rk.rank]
+        pid = [g.name for g in alone.definitions.location_groups if g.location_group_type == LocationGroupType.PROCESS]
+        c.equal(gp.get("TRACER::PROCESS", "").split(" on ")[0], pid[0].replace("process ", "pid ") if pid else None,
+                "%s: TRACER::PROCESS of group 'rank %d' names its pid" % (what, rk.rank))
+    c.equal(sorted(groups), sorted("rank %d" % rk.rank for rk in ranks if truth[rk.rank].events),
+            "%s: groups with properties (the ranks with events)" % what)
     for d in ("TO_DEVICE", "FROM_DEVICE"):
         c.equal(props.get("TRACER::FILTERED::SMALL_TRANSFERS_" + d),
                 "%d transfers, %d bytes" % (sums[d, 0], sums[d, 1]), "%s: FILTERED %s summed" % (what, d))
-    bare = [k for k in props if k.startswith("TRACER::MPIT::") and not re.match(r"TRACER::MPIT::RANK\d+::", k)]
-    c.check(not bare, "%s: MPI_T properties without a rank: %r" % (what, bare[:3]))
+    bare = [k for k in props if k.startswith("TRACER::MPIT::") or re.match(r"TRACER::JOB::RANK\d", k)]
+    c.check(not bare, "%s: per-rank properties in the anchor file: %r" % (what, bare[:3]))
 
 
 def check_job(c, tmp, what, d, ranks, truth, size, want_end, want_missing):
@@ -508,7 +519,7 @@ def check_job(c, tmp, what, d, ranks, truth, size, want_end, want_missing):
     check_program_events(c, what, ranks, truth, job)
     check_rma(c, what, ranks, truth, job)
     check_mpi_comms(c, what, ranks, job)
-    check_properties(c, what, cfgtest.properties(c, anchor, what), ranks, truth, size, want_end, want_missing)
+    check_properties(c, what, cfgtest.properties(c, anchor, what), ranks, truth, size, want_end, want_missing, job)
     return job
 
 

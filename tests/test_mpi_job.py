@@ -46,8 +46,10 @@ Cases (TRACER_OUTPUT = D in a fresh directory each):
       |offset| <= stddev (= rtt/2) + 1 ns; |offset| < 1 ms is checked when
       there are 2 CPUs per rank (with fewer, waiting ranks spin and round
       trips take milliseconds: a NOTE says so);
-    - one TRACER::MPIT::RANK<r>::STATUS property per rank, saying MPICH
-      (its version line as the program printed it) has no MPI_T sources;
+    - per rank, the properties of its location group "rank <r>": exactly
+      TRACER::PROCESS and TRACER::MPIT::STATUS, saying MPICH (its version
+      line as the program printed it) has no MPI_T sources; the anchor file
+      has no TRACER::MPIT::* (a rank's own properties are not job-wide);
     - archive property TRACER::JOB::RANKS = "4/4", no
       TRACER::JOB::MISSING_RANKS, TRACER::RUN::END = "normal end".
  2. 16 ranks on this small machine (oversubscribed): exit status and stdout
@@ -549,6 +551,14 @@ def check_offload(c, v, what, rank, src, full=True):
     c.equal(inc, [], "%s: offload regions closed with incomplete=1" % what)
 
 
+def group_properties(t):
+    """{location group name: {property name: value}} of the archive."""
+    out = {}
+    for p in t.definitions.location_group_properties:
+        out.setdefault(p.location_group.name, {})[str(p.name)] = p.value
+    return out
+
+
 def rank_summary(v):
     """What case 4 compares between the live archive and the recovered one."""
     return (dict(v.count_enters()), h.data_op_summary(v), h.transfer_summary(v),
@@ -569,13 +579,21 @@ def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True,
             "present" % (what, props.get("TRACER::JOB::MISSING_RANKS")))
     if want_end is not None:
         c.equal(props.get("TRACER::RUN::END"), want_end, "%s: property TRACER::RUN::END" % what)
-    mpit = {k: v for k, v in props.items() if k.startswith("TRACER::MPIT::")}
-    want_mpit = {}
+    c.equal(sorted(k for k in props if k.startswith("TRACER::MPIT::") or k.startswith("TRACER::JOB::RANK")
+                   and k != "TRACER::JOB::RANKS"), [],
+            "%s: per-rank properties in the anchor file (they belong to the rank's group)" % what)
     if library is not None:
         status = ("%s: MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
                   % re.sub(r"[\x00-\x1f]", " ", library))
-        want_mpit = {"TRACER::MPIT::RANK%d::STATUS" % r: status for r in range(size)}
-        c.equal(mpit, want_mpit, "%s: TRACER::MPIT:: properties (one STATUS per rank)" % what)
+        gp = group_properties(t)
+        c.equal({g: sorted(p) for g, p in gp.items()},
+                {"rank %d" % r: ["TRACER::MPIT::STATUS", "TRACER::PROCESS"] for r in range(size)},
+                "%s: properties of each rank's group" % what)
+        c.equal({g: p.get("TRACER::MPIT::STATUS") for g, p in gp.items()}, {"rank %d" % r: status for r in range(size)},
+                "%s: TRACER::MPIT::STATUS of each rank's group" % what)
+        c.equal(sorted(g for g, p in gp.items() if re.fullmatch(r"pid \d+ on %s" % re.escape(socket.gethostname()),
+                                                                p.get("TRACER::PROCESS", ""))),
+                sorted(gp), "%s: TRACER::PROCESS = 'pid <pid> on <host>' of each rank's group" % what)
     rank_groups(c, t, what, size)
     if full:
         check_structure(c, t, what, size, deaf)

@@ -154,21 +154,26 @@ static tr_rank_desc *union_slot(tr_job_union *u)
 }
 
 /* A copy by value, through the wire format: one path, tested by every job. */
-int tr_job_union_add_part(tr_job_union *u, const tr_job_part *p)
+int tr_job_union_add_desc(tr_job_union *u, const tr_defs *defs, const tr_rank_desc *desc)
 {
-    if (!p->described)
-        return -1;
     tr_blob b = {0};
-    tr_rank_desc_pack(&p->desc, &b);
+    tr_rank_desc_pack(desc, &b);
     tr_rank_desc *slot = union_slot(u);
     tr_blob_reader r = tr_blob_read(b.p, b.n);
     int rc = b.oom || !slot || tr_rank_desc_unpack(&r, slot) ? -1 : 0;
     tr_blob_free(&b);
     if (!rc)
         u->n++;
-    if (!rc && !p->empty)
-        rc = tr_defs_merge(&u->defs, &p->defs, 0);
+    if (!rc && defs)
+        rc = tr_defs_merge(&u->defs, defs, 0);
     return rc;
+}
+
+int tr_job_union_add_part(tr_job_union *u, const tr_job_part *p)
+{
+    if (!p->described)
+        return -1;
+    return tr_job_union_add_desc(u, p->empty ? 0 : &p->defs, &p->desc);
 }
 
 int tr_job_union_add_blob(tr_job_union *u, const void *blob, size_t len)

@@ -64,6 +64,11 @@ void tr_job_part_free(tr_job_part *p);
 tr_job_union *tr_job_union_new(void);
 /* Adds a part whose events were written (its definitions and description). */
 int tr_job_union_add_part(tr_job_union *u, const tr_job_part *p);
+/* The same from a description and definitions (NULL: none) made elsewhere
+ * (bench/job_unify.c simulates a job's tree with them). */
+struct tr_defs;
+struct tr_rank_desc;
+int tr_job_union_add_desc(tr_job_union *u, const struct tr_defs *defs, const struct tr_rank_desc *desc);
 /* Adds what tr_job_union_pack made of another union. 0, or -1 on a
  * malformed blob or out of memory. */
 int tr_job_union_add_blob(tr_job_union *u, const void *blob, size_t len);

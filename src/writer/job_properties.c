@@ -1,7 +1,11 @@
-/* job_properties.c - what a job's archive says about how it was taken:
- * the configuration (rank 0's: every rank reads the same environment from
- * the launcher, normally), the filters' totals over all ranks, how each
- * rank ended, which ranks are missing, and every rank's MPI_T. */
+/* job_properties.c - what a job's archive says about how it was taken, in
+ * its anchor file: the configuration (rank 0's: every rank reads the same
+ * environment from the launcher, normally), the filters' totals over all
+ * ranks, how each rank ended, which ranks are missing. What is a rank's own
+ * (its process, its MPI_T) is a property of its location group instead
+ * (otf2_global_defs.c): OTF2 keeps the anchor's properties in one buffer of
+ * 256 KiB and checks each new name against all before it, which thousands
+ * of ranks would overflow and slow down quadratically. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,16 +129,5 @@ int tr_job_properties(OTF2_Archive *ar, const tr_rank_desc *const *ranks, size_t
     }
     free(end.s);
     free(missing.s);
-    /* Which process each rank was: its pid and host. */
-    for (size_t i = 0; i < n; i++) {
-        char name[96], value[320];
-        snprintf(name, sizeof name, "TRACER::JOB::RANK%d::PROCESS", ranks[i]->rank);
-        snprintf(value, sizeof value, "pid %llu on %.256s", (unsigned long long)ranks[i]->pid,
-                 ranks[i]->hostname ? ranks[i]->hostname : "?");
-        OTF2_Archive_SetProperty(ar, name, value, false);
-    }
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t k = 0; k < ranks[i]->nprops; k++)
-            OTF2_Archive_SetProperty(ar, ranks[i]->props[k].name, ranks[i]->props[k].value, false);
     return oom ? -1 : 0;
 }

@@ -52,6 +52,26 @@ static uint32_t thread_name(const tr_global *g, size_t i)
     return tr_defs_str(g->defs, buf);
 }
 
+/* A rank's own properties, on its process group: "TRACER::PROCESS" (its
+ * pid and host) and its TRACER::MPIT::* (a journal alone has them in the
+ * anchor file). With @gw NULL, interns their strings. */
+static void rank_properties(const tr_global *g, const tr_rank_desc *w, OTF2_GlobalDefWriter *gw)
+{
+    char value[320];
+    snprintf(value, sizeof value, "pid %llu on %.256s", (unsigned long long)w->pid, w->hostname ? w->hostname : "?");
+    OTF2_AttributeValue v;
+    uint32_t name = tr_defs_str(g->defs, "TRACER::PROCESS");
+    v.stringRef = tr_defs_str(g->defs, value);
+    if (gw)
+        OTF2_GlobalDefWriter_WriteLocationGroupProperty(gw, w->group_base, name, OTF2_TYPE_STRING, v);
+    for (uint32_t i = 0; i < w->nprops; i++) {
+        name = tr_defs_str(g->defs, w->props[i].name);
+        v.stringRef = tr_defs_str(g->defs, w->props[i].value);
+        if (gw)
+            OTF2_GlobalDefWriter_WriteLocationGroupProperty(gw, w->group_base, name, OTF2_TYPE_STRING, v);
+    }
+}
+
 /* Every string must exist before the string definitions are written, so
  * all are interned first, in the order a lone journal always had. */
 static void intern_all(const tr_global *g)
@@ -81,6 +101,9 @@ static void intern_all(const tr_global *g)
     tr_defs_str(d, "bytes allocated by the OpenMP runtime on the device, not yet deleted");
     tr_defs_str(d, "bytes");
     tr_defs_str(d, "all locations");
+    if (g->job)
+        for (size_t u = 0; u < g->nparts; u++)
+            rank_properties(g, g->parts[u], 0);
     int mpit = 0;
     for (size_t u = 0; u < g->nparts; u++)
         for (uint32_t i = 0; i < g->parts[u]->nmpit; i++, mpit = 1)
@@ -106,6 +129,8 @@ static void write_tree_and_locations(const tr_global *g, OTF2_GlobalDefWriter *g
             OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)(w->group_base + 1 + k),
                                                     device_name(g, w, &w->devices[k], 0),
                                                     OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, g->node[u], w->group_base);
+        if (g->job)
+            rank_properties(g, w, gw);
     }
     for (size_t u = 0; u < g->nparts; u++) {
         const tr_rank_desc *w = g->parts[u];

@@ -144,12 +144,9 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
     d->t_min = tr_job_clock_correct(w, w->t_min);
     d->t_max = tr_job_clock_correct(w, w->t_max);
     d->realtime_shift = w->jd->realtime_offset - (int64_t)(d->t_min - w->t_min);
-    char prefix[64] = "TRACER::MPIT::";
-    if (w->rank >= 0)
-        snprintf(prefix, sizeof prefix, "TRACER::MPIT::RANK%d::", w->rank);
     prop_sink sink = {d, 0};
     if (!oom)
-        tr_mpit_properties(w, prefix, put_prop, &sink);
+        tr_mpit_properties(w, "TRACER::MPIT::", put_prop, &sink);
     oom |= sink.oom;
     d->records = w->data.records;
     d->lost = w->lost;

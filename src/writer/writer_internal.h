@@ -283,9 +283,9 @@ int tr_job_clock_points(tr_writer *w);
 uint64_t tr_job_clock_correct(const tr_writer *w, uint64_t t);
 
 /* job_properties.c: TRACER::CONFIG (the first part that carries it),
- * ::FILTERED (summed), ::RUN::END, ::JOB::*, ::MPIT::RANK<N>::* of @parts
- * (every rank that has a journal, in rank order, empty ones included);
- * fills r->missing and r->ends. */
+ * ::FILTERED (summed), ::RUN::END, ::JOB::RANKS, ::JOB::MISSING_RANKS of
+ * @parts (every rank that has a journal, in rank order, empty ones
+ * included); fills r->missing and r->ends. */
 int tr_job_properties(OTF2_Archive *ar, const tr_rank_desc *const *parts, size_t n, int32_t size,
                       tr_convert_report *r);
 
