@@ -60,6 +60,16 @@ TRACER_KEEP_JOURNAL=1. Each run:
     at MPI_Finalize. A NOTE says whether the two global region orders are
     equal (not required: the tree and the serial merge may order them
     differently).
+ 6. rank 0 alone with TRACER_WRITE_AT_END=0 (MPMD mpiexec, 4 ranks): the
+    write is collective, so no rank writes it and none hangs; exit 0,
+    stdout as always, stderr exactly rank 0's one `tracer:` line saying so;
+    every rank's journal stays, no traces.def; `tracer recover` of them
+    passes 2-4.
+ 7. TRACER_RANKS=0,2,3 (4 ranks): rank 1 has no journal but takes part in
+    every collective step; exit 0, stdout, empty stderr; the archive holds
+    groups "rank 0", "rank 2", "rank 3", TRACER::JOB::RANKS "3/4",
+    MISSING_RANKS "1", and each traced rank's USER Enter events equal its
+    ground truth.
 A NOTE lists the time of every run.
 """
 import collections
@@ -155,8 +165,10 @@ class Runner:
         self.tmp = tmp
         self.runs = []
 
-    def run(self, label, n, env=None, timeout=120):
-        """mpiexec -n n env LD_PRELOAD=<lib> TEST_BIN, TRACER_OUTPUT=<run>/out."""
+    def run(self, label, n, env=None, timeout=120, first_env=None):
+        """mpiexec -n n env LD_PRELOAD=<lib> TEST_BIN, TRACER_OUTPUT=<run>/out;
+        with @first_env, rank 0 gets those variables besides (MPMD: -n 1 ...
+        : -n n-1 ...)."""
         top = os.path.join(self.tmp, label)
         cwd = os.path.join(top, "cwd")
         os.makedirs(cwd)
@@ -166,16 +178,20 @@ class Runner:
         e["TRACER_OUTPUT"] = out
         for k, v in (env or {}).items():
             e[k] = v
-        cmd = [h.env_path("TEST_MPIEXEC"), "-n", str(n), "env", "LD_PRELOAD=" + ":".join(h.preload_list()),
-               h.env_path("TEST_BIN")]
+        one = ["env", "LD_PRELOAD=" + ":".join(h.preload_list()), h.env_path("TEST_BIN")]
+        cmd = [h.env_path("TEST_MPIEXEC"), "-n", str(n)] + one
+        if first_env:
+            cmd = ([h.env_path("TEST_MPIEXEC"), "-n", "1", "env"] + ["%s=%s" % kv for kv in first_env.items()] +
+                   one[1:] + [":", "-n", str(n - 1)] + one)
         t0 = time.monotonic()
         try:
             p = subprocess.run(cmd, cwd=cwd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                timeout=timeout)
         except subprocess.TimeoutExpired:
             p = None
-        what = "%s (%smpiexec -n %d env LD_PRELOAD=lib %s)" % (
-            label, "".join("%s=%s " % kv for kv in (env or {}).items()), n, PROG)
+        what = "%s (%smpiexec -n %d env LD_PRELOAD=lib %s%s)" % (
+            label, "".join("%s=%s " % kv for kv in (env or {}).items()), n, PROG,
+            "; rank 0 also " + " ".join("%s=%s" % kv for kv in first_env.items()) if first_env else "")
         r = Run(what, top, cwd, out, p, time.monotonic() - t0)
         self.runs.append(r)
         return r
@@ -460,6 +476,60 @@ def recover_copy(c, r, n, runner):
     return anchor if c.check(os.path.isfile(anchor), "%s: no %s" % (what, anchor)) else None
 
 
+# ---------------------------------------------------------------------------
+# 6. the ranks must all write, or none
+
+def check_disagreement(c, runner, n=4):
+    """Rank 0 alone has TRACER_WRITE_AT_END=0: no rank writes (the write is
+    collective), nobody waits forever, rank 0 says so in one line, every
+    journal stays, and `tracer recover` writes the whole job from them."""
+    r = runner.run("disagree", n, first_env={"TRACER_WRITE_AT_END": "0"}, timeout=60)
+    if not c.check(r.rc is not None, "%s: timed out (a rank waits for the others)" % r.what):
+        return
+    c.equal(r.rc, 0, "%s: exit status" % r.what)
+    c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
+    want_line = ("tracer: job: TRACER_WRITE_AT_END differs between ranks, so no rank writes the archive; the "
+                 "journals in %s/journals stay: 'tracer recover %s' writes it" % (r.output, r.output))
+    c.equal([ln for ln in r.err.splitlines() if ln.strip()], [want_line], "%s: stderr" % r.what)
+    inside = sorted(f for f in tree(r.output) if f)
+    c.equal([f for f in inside if f.startswith("journals/rank")], ["journals/rank%d.journal" % k for k in range(n)],
+            "%s: journals kept" % r.what)
+    c.check(not os.path.exists(os.path.join(r.output, "traces.def")), "%s: a global definition file was written"
+            % r.what)
+    anchor = recover_copy(c, r, n, runner)
+    if anchor is not None:
+        check_archive(c, anchor, r.what + " recovered", n)
+
+
+def check_untraced_rank(c, runner, n=4, untraced=1):
+    """TRACER_RANKS leaves one rank untraced: it has no journal but takes
+    part in every collective step; the archive holds the others, each with
+    its own ground truth, and names the missing rank."""
+    sel = ",".join(str(k) for k in range(n) if k != untraced)
+    r = runner.run("untraced-rank", n, env={"TRACER_RANKS": sel}, timeout=60)
+    if not c.check(r.rc is not None, "%s: timed out" % r.what):
+        return
+    c.equal(r.rc, 0, "%s: exit status" % r.what)
+    c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
+    c.equal([ln for ln in r.err.splitlines() if ln.strip()], [], "%s: stderr" % r.what)
+    t = h.open_checked_trace(c, r.what, r.anchor)
+    if t is None:
+        return
+    props = ct.properties(c, r.anchor, r.what)
+    c.equal((props.get("TRACER::JOB::RANKS"), props.get("TRACER::JOB::MISSING_RANKS")),
+            ("%d/%d" % (n - 1, n), str(untraced)), "%s: TRACER::JOB::RANKS, MISSING_RANKS" % r.what)
+    c.equal(sorted(g.name for g in t.definitions.location_groups),
+            sorted("rank %d" % k for k in range(n) if k != untraced), "%s: location groups" % r.what)
+    for k in range(n):
+        if k == untraced:
+            continue
+        v = RankView(t, k)
+        host0 = [loc for loc in v.locations if loc.name == "host thread 0"]
+        if c.check(host0, "%s rank %d: no host thread 0" % (r.what, k)):
+            c.equal(user_tokens(v, host0[0]), sequence(k), "%s rank %d: USER Enter events vs the ground truth"
+                    % (r.what, k))
+
+
 def main():
     c = h.Checker("mpi_defs")
     h.env_path("TEST_BIN")
@@ -492,6 +562,8 @@ def main():
                             % (r.what, k))
                 c.note("%s: global region order of the recovered archive %s the one written at MPI_Finalize"
                        % (label, "equals" if rec[1] == got[1] else "differs from"))
+        check_disagreement(c, runner)
+        check_untraced_rank(c, runner)
     finally:
         timings = ["%s %.1fs" % (r.what.split()[0], r.seconds) for r in runner.runs] + runner.recover_times
         if c.failures:

@@ -31,7 +31,9 @@ Checks:
     invoked for them;
   - the archive is the job archive of a singleton (docs/trace-model.md, "An
     MPI job's archive"): TRACER_OUTPUT/traces.otf2, one PROCESS group
-    "rank 0", TRACER::JOB::RANKS = "1/1", TRACER::JOB::RANK0::PROCESS =
+    "rank 0", TRACER::JOB::RANKS = "1/1"; per-rank properties are STRING
+    LocationGroupProperty definitions of group "rank 0", none in the anchor
+    file (no TRACER::JOB::RANK<N>::*, no TRACER::MPIT::*): TRACER::PROCESS =
     "pid <the double's log's pid> on <host>";
   - the trace holds exactly the instances the double delivered to tracer
     BEFORE the rank's MPI_Finalize: per event type, the same source ticks
@@ -49,11 +51,12 @@ Checks:
   - MPI_Init and MPI_Finalize once each on host thread 0; MPI_Finalize's
     Leave is the only one with incomplete=1; ProgramEnd's exit status is
     OTF2_UNDEFINED_INT64;
-  - TRACER::MPIT::RANK0::STATUS names MPICH and the double's 2 sources and
-    8 event types, with K registrations made and L live, K >= L >= 9 (the 7
-    unbound types' and the bound type's on MPI_COMM_WORLD and MPI_COMM_SELF
-    are live until after the real MPI_Finalize); no TRACER::MPIT::
-    property other than rank 0's.
+  - the location group property TRACER::MPIT::STATUS of "rank 0" names
+    MPICH and the double's 2 sources and 8 event types, with K registrations
+    made and L live, K >= L >= 9 (the 7 unbound types' and the bound type's
+    on MPI_COMM_WORLD and MPI_COMM_SELF are live until after the real
+    MPI_Finalize); no TRACER::MPIT:: property other than rank 0's (on
+    another group or in the anchor).
 """
 import collections
 import glob
@@ -70,7 +73,7 @@ import harness as h  # noqa: E402
 import cfgtest as ct  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationGroupType, LocationType  # noqa: E402
+from otf2.enums import LocationGroupType, LocationType, Type  # noqa: E402
 
 CREATED = "ompi.mpi.communicator_created"
 FINALIZATION = "ompi.mpi.finalization"
@@ -91,6 +94,19 @@ APP_COUNT_RE = re.compile(r"^mpit_app_tool: callbacks=(\d+) ", re.M)
 def parse(line):
     kind, _, rest = line.partition(" ")
     return kind, dict(kv.split("=", 1) for kv in rest.split())
+
+
+def group_properties(t):
+    """{group name: {property name: value}} of the archive's
+    LocationGroupProperty definitions: an MPI job's per-rank properties
+    (TRACER::PROCESS, TRACER::MPIT::*), on the rank's group "rank <N>". A
+    value that is not a STRING is recorded as "<TYPE: value>", which no
+    check accepts."""
+    out = {}
+    for p in t.definitions.location_group_properties:
+        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
+        out.setdefault(p.location_group.name, {})[p.name] = value
+    return out
 
 
 def san_preload():
@@ -206,10 +222,18 @@ def check(c, tmp, runs):
     c.equal(groups, ["rank 0"], "traced: PROCESS location groups")
     props = ct.properties(c, anchor, "traced")
     c.equal(props.get("TRACER::JOB::RANKS"), "1/1", "traced: property TRACER::JOB::RANKS")
+    # Per-rank properties are location group properties of "rank 0", none
+    # in the anchor file.
+    c.equal(sorted(k for k in props if k.startswith("TRACER::MPIT::")
+                   or (k.startswith("TRACER::JOB::RANK") and k != "TRACER::JOB::RANKS")), [],
+            "traced: TRACER::MPIT::* / TRACER::JOB::RANK<N>::* anchor properties (per-rank properties "
+            "belong to the rank's location group)")
+    gprops = group_properties(t)
+    rank0 = gprops.get("rank 0", {})
     pids = sorted({f["pid"] for f in raises(traced)})
-    c.equal(props.get("TRACER::JOB::RANK0::PROCESS"),
+    c.equal(rank0.get("TRACER::PROCESS"),
             "pid %s on %s" % (pids[0] if len(pids) == 1 else pids, socket.gethostname()),
-            "traced: property TRACER::JOB::RANK0::PROCESS (the pid in the double's log)")
+            "traced: location group property TRACER::PROCESS of \"rank 0\" (the pid in the double's log)")
     v = RankView(t, 0)
     c.equal(sorted(l.name for l in t.locations), sorted(l.name for l in v.locations),
             "traced: locations outside rank 0's groups")
@@ -283,11 +307,12 @@ def check(c, tmp, runs):
     # catalogue check (after MPI_Init, inside the recording) tracer's 7
     # unbound registrations and the bound type's on MPI_COMM_WORLD and
     # MPI_COMM_SELF are live: they are freed only after the real MPI_Finalize.
-    c.equal([k for k in props if k.startswith("TRACER::MPIT::") and not k.startswith("TRACER::MPIT::RANK0::")], [],
-            "traced: TRACER::MPIT:: properties not of rank 0")
-    status = props.get("TRACER::MPIT::RANK0::STATUS", "")
+    c.equal(sorted((g, k) for g, ps in gprops.items() if g != "rank 0" for k in ps if k.startswith("TRACER::MPIT::")),
+            [], "traced: TRACER::MPIT:: location group properties not of group \"rank 0\"")
+    status = rank0.get("TRACER::MPIT::STATUS", "")
     m = re.fullmatch(r"MPICH.*: MPI_T events: 2 sources, 8 event types, (\d+) registrations made, (\d+) live", status)
-    c.check(m and int(m.group(1)) >= int(m.group(2)) >= 9, "TRACER::MPIT::RANK0::STATUS %r" % status)
+    c.check(m and int(m.group(1)) >= int(m.group(2)) >= 9,
+            "TRACER::MPIT::STATUS of \"rank 0\" %r" % status)
 
 
 def main():

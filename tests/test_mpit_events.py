@@ -23,9 +23,10 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
   job archive  every MPI process (a singleton too) writes ONE archive per job,
                $TRACER_OUTPUT/traces.otf2, with no .rank<N> directory; its
                location groups are "rank <N>", TRACER::JOB::RANKS is "<N>/<N>"
-               and TRACER::JOB::RANK<N>::PROCESS = "pid <pid> on <host>" says
-               which double log (MPIT_DOUBLE_LOG, per pid) is rank N's; every
-               check below is made per rank, on that rank's part of the archive
+               and the LocationGroupProperty TRACER::PROCESS of group
+               "rank <N>" (a STRING, "pid <pid> on <host>") says which double
+               log (MPIT_DOUBLE_LOG, per pid) is rank N's; every check below
+               is made per rank, on that rank's part of the archive
                (RankView: the locations of group "rank <N>") against its own log
   recorded     the rank's recording ends inside MPI_Finalize, before the real
                MPI_Finalize runs (docs/trace-model.md, "What is not seen"), so
@@ -71,7 +72,9 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
                (type, count) once per handler called, and the last value of
                the metric "MPI_T dropped events" is the log's total
                (count * handlers)
-  properties   per rank: TRACER::MPIT::RANK<N>::STATUS (2 sources, 8 types,
+  properties   per rank, as STRING LocationGroupProperty definitions of its
+               PROCESS group "rank <N>" (not in the anchor file, whose
+               properties are limited in size): TRACER::MPIT::STATUS (2 sources, 8 types,
                "K registrations made, L live" with L = the registrations
                live at the last check before the recording ended: one per
                selected unbound type, plus MPI_COMM_WORLD's and MPI_COMM_SELF's
@@ -80,14 +83,16 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
                ::SOURCE:: (events, dropped, order_violations of the recorded
                part), ::CLOCK:: (wraps) and ::EVENT:: (verbosity, bind,
                registered=yes|no (filtered), element layout, description) for
-               the double's catalogue; no TRACER::MPIT::* property without
-               RANK<N>
+               the double's catalogue; exactly the groups "rank 0".."rank
+               <N-1>" have TRACER::MPIT::* properties, and only "rank <N>"
+               PROCESS groups have location group properties; the anchor file
+               has no TRACER::MPIT::* and no TRACER::JOB::RANK<N>::* property
   summary      `tracer summary --json`: processes and host_threads = the
                number of ranks (MPI_T source locations are no host threads),
                incomplete = the archive's incomplete Leaves (one per rank:
                MPI_Finalize), mpit.sources/events/dropped/order_violations =
-               the sums over the ranks' recorded parts, mpit.status = rank 0's
-               STATUS
+               the sums over the ranks' recorded parts (read from the
+               location group properties), mpit.status = rank 0's STATUS
   filters      TRACER_MPIT_EVENTS='ompi.mpi.*,!*finalization' and
                TRACER_MPIT_LEVEL=2: exactly the selected types reach tracer
                (the double's delivered counts) and appear in the archive
@@ -127,7 +132,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationType, Paradigm, RegionRole  # noqa: E402
+from otf2.enums import LocationGroupType, LocationType, Paradigm, RegionRole, Type  # noqa: E402
 from cfgtest import properties  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
 
@@ -732,8 +737,8 @@ def check_mpi_calls(c, what, t, raises, truth):
 
 
 def check_properties(c, what, props, case, t, locs, raises, drops):
-    """props: the rank's TRACER::MPIT::RANK<N>::* as TRACER::MPIT::*;
-    raises, drops: the recorded part of its log."""
+    """props: the rank's TRACER::MPIT::* (location group properties of its
+    group "rank <N>"); raises, drops: the recorded part of its log."""
     status = props.get("TRACER::MPIT::STATUS", "")
     m = re.fullmatch(r"MPICH Version:\s*\S+: MPI_T events: 2 sources, 8 event types, "
                      r"(\d+) registrations made, (\d+) live", status)
@@ -813,10 +818,22 @@ def check_summary(c, what, anchor, t, ranks, totals, status0):
     c.equal(m.get("status"), status0, "%s: summary mpit.status (rank 0's)" % what)
 
 
-def rank_properties(props, rank):
-    """The rank's TRACER::MPIT::RANK<N>::* properties, named TRACER::MPIT::*."""
-    prefix = "TRACER::MPIT::RANK%d::" % rank
-    return {"TRACER::MPIT::" + k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
+def group_properties(t):
+    """{group name: {property name: value}} of the archive's
+    LocationGroupProperty definitions: an MPI job's per-rank properties
+    (TRACER::PROCESS, TRACER::MPIT::*), on the rank's group "rank <N>". A
+    value that is not a STRING is recorded as "<TYPE: value>", which no
+    check accepts."""
+    out = {}
+    for p in t.definitions.location_group_properties:
+        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
+        out.setdefault(p.location_group.name, {})[p.name] = value
+    return out
+
+
+def rank_properties(gprops, rank):
+    """The rank's TRACER::MPIT::* properties (of its group "rank <N>")."""
+    return {k: v for k, v in gprops.get("rank %d" % rank, {}).items() if k.startswith("TRACER::MPIT::")}
 
 
 def check_comms(c, what, t, rank, locs):
@@ -892,16 +909,25 @@ def check_case(c, case, run, plain_stdout):
         return {}
     props = properties(c, anchor, what)
     c.equal(props.get("TRACER::JOB::RANKS"), "%d/%d" % (case.ranks, case.ranks), "%s: TRACER::JOB::RANKS" % what)
-    stray = sorted(k for k in props if k.startswith("TRACER::MPIT::") and not re.match(r"TRACER::MPIT::RANK\d+::", k))
-    c.equal(stray, [], "%s: TRACER::MPIT::* properties without a rank" % what)
-    c.equal(sorted({int(m.group(1)) for m in (re.match(r"TRACER::MPIT::RANK(\d+)::", k) for k in props) if m}),
-            list(range(case.ranks)), "%s: ranks with TRACER::MPIT::RANK<N>::* properties" % what)
+    # Per-rank properties are location group properties, none in the anchor.
+    stray = sorted(k for k in props if k.startswith("TRACER::MPIT::")
+                   or (k.startswith("TRACER::JOB::RANK") and k != "TRACER::JOB::RANKS"))
+    c.equal(stray, [], "%s: TRACER::MPIT::* / TRACER::JOB::RANK<N>::* anchor properties (per-rank "
+            "properties belong to the rank's location group)" % what)
+    gprops = group_properties(t)
+    process_groups = {g.name for g in t.definitions.location_groups
+                      if g.location_group_type == LocationGroupType.PROCESS}
+    c.equal(sorted(g for g in gprops if g not in process_groups or not re.fullmatch(r"rank \d+", g)), [],
+            "%s: location group properties on groups other than the PROCESS groups \"rank <N>\"" % what)
+    c.equal(sorted(int(g.split()[1]) for g, ps in gprops.items() if re.fullmatch(r"rank \d+", g)
+                   and any(k.startswith("TRACER::MPIT::") for k in ps)),
+            list(range(case.ranks)), "%s: ranks whose group has TRACER::MPIT::* properties" % what)
     errors, seen = {}, set()
     totals = collections.Counter(sources=0, events=0, dropped=0, order_violations=0)
     for rank in range(case.ranks):
-        proc = props.get("TRACER::JOB::RANK%d::PROCESS" % rank, "")
+        proc = gprops.get("rank %d" % rank, {}).get("TRACER::PROCESS", "")
         m = re.fullmatch(r"pid (\d+) on (\S+)", proc)
-        if not c.check(m, "%s: TRACER::JOB::RANK%d::PROCESS %r" % (what, rank, proc)):
+        if not c.check(m, "%s: TRACER::PROCESS of group \"rank %d\" %r" % (what, rank, proc)):
             continue
         pid = int(m.group(1))
         if not c.check(pid in logs, "%s: rank %d is pid %d, no double log of it (%r)"
@@ -911,11 +937,11 @@ def check_case(c, case, run, plain_stdout):
         seen.add(pid)
         raises, drops = logs[pid]
         w = "%s [rank %d, pid %d]" % (what, rank, pid)
-        for src, e in check_rank(c, w, case, t, rank, rank_properties(props, rank), raises, drops,
+        for src, e in check_rank(c, w, case, t, rank, rank_properties(gprops, rank), raises, drops,
                                  totals).items():
             errors[src] = max(errors.get(src, 0), e)
     check_summary(c, what, anchor, t, case.ranks, totals,
-                  props.get("TRACER::MPIT::RANK0::STATUS"))
+                  gprops.get("rank 0", {}).get("TRACER::MPIT::STATUS"))
     return errors
 
 

@@ -22,8 +22,11 @@ archive"):
     timestamps and nesting sound;
   - PROCESS location groups exactly "rank 0".."rank <size-1>";
     TRACER::JOB::RANKS = "<size>/<size>", no TRACER::JOB::MISSING_RANKS;
-    TRACER::JOB::RANK<r>::PROCESS = "pid <pid> on <host>" with the pid rank r
-    wrote to TEST_PID_DIR, for every rank and no other;
+    per-rank properties are STRING LocationGroupProperty definitions of the
+    rank's group "rank <r>" (the anchor file has no TRACER::JOB::RANK<r>::*
+    and no TRACER::MPIT::* property): TRACER::PROCESS = "pid <pid> on
+    <host>" with the pid rank r wrote to TEST_PID_DIR, for every rank and no
+    other group;
   - per rank r (otf2_trace.RankView: its "rank r" and "rank r device d"
     groups): rank r's offload ground truth: construct/data-op/kernel counts,
     bytes per direction (Enter attributes and RmaPut/RmaGet), kernel names
@@ -35,11 +38,11 @@ archive"):
     Leave is the rank's only one with incomplete=1 and ProgramEnd's exit
     status is OTF2_UNDEFINED_INT64; ProgramBegin/End on host thread 0
     around both;
-  - per rank: property TRACER::MPIT::RANK<r>::STATUS = "<first line of
-    MPI_Get_library_version, as the program printed it>: MPI_T events: 0
-    sources, 0 event types, 0 registrations made, 0 live" (control
-    characters as spaces); no other TRACER::MPIT:: property (none without a
-    rank); no "MPI_T source ..." location.
+  - per rank: location group property TRACER::MPIT::STATUS of "rank <r>" =
+    "<first line of MPI_Get_library_version, as the program printed it>:
+    MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
+    (control characters as spaces); no other TRACER::MPIT:: property (on any
+    group or in the anchor); no "MPI_T source ..." location.
 Sanitizer builds where the OpenMP runtime gives no OMPT target callbacks even
 to the independent probe tool (harness.skip_if_runtime_deaf) keep every check
 except the offload content, which is reported as skipped.
@@ -60,7 +63,7 @@ import cfgtest as ct  # noqa: E402
 import extra  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationGroupType, Paradigm, RegionRole  # noqa: E402
+from otf2.enums import LocationGroupType, Paradigm, RegionRole, Type  # noqa: E402
 
 UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 A = h.Trace.attr
@@ -106,6 +109,19 @@ def archives_below(root):
         if "traces.otf2" in filenames:
             found.append(os.path.join(dirpath, "traces.otf2"))
     return sorted(found)
+
+
+def group_properties(t):
+    """{group name: {property name: value}} of the archive's
+    LocationGroupProperty definitions: an MPI job's per-rank properties
+    (TRACER::PROCESS, TRACER::MPIT::*), on the rank's group "rank <r>". A
+    value that is not a STRING is recorded as "<TYPE: value>", which no
+    check accepts."""
+    out = {}
+    for p in t.definitions.location_group_properties:
+        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
+        out.setdefault(p.location_group.name, {})[p.name] = value
+    return out
 
 
 def rank_pids(c, r, size):
@@ -236,20 +252,28 @@ def check_traced(c, r, plain, size, library, deaf, src):
     c.equal(props.get("TRACER::JOB::RANKS"), "%d/%d" % (size, size), "%s: property TRACER::JOB::RANKS" % what)
     c.check("TRACER::JOB::MISSING_RANKS" not in props, "%s: TRACER::JOB::MISSING_RANKS = %r"
             % (what, props.get("TRACER::JOB::MISSING_RANKS")))
+    # Per-rank properties are location group properties of "rank <r>",
+    # none in the anchor file.
+    c.equal(sorted(k for k in props if k.startswith("TRACER::MPIT::")
+                   or (k.startswith("TRACER::JOB::RANK") and k != "TRACER::JOB::RANKS")), [],
+            "%s: TRACER::MPIT::* / TRACER::JOB::RANK<r>::* anchor properties (per-rank properties "
+            "belong to the rank's location group)" % what)
+    gprops = group_properties(t)
     host = socket.gethostname()
-    c.equal({k: v for k, v in props.items() if re.fullmatch(r"TRACER::JOB::RANK\d+::PROCESS", k)},
-            {"TRACER::JOB::RANK%d::PROCESS" % k: "pid %d on %s" % (pid, host) for k, pid in pids.items()},
-            "%s: TRACER::JOB::RANK<r>::PROCESS (the pid each rank wrote to TEST_PID_DIR)" % what)
+    c.equal({g: ps["TRACER::PROCESS"] for g, ps in gprops.items() if "TRACER::PROCESS" in ps},
+            {"rank %d" % k: "pid %d on %s" % (pid, host) for k, pid in pids.items()},
+            "%s: location group property TRACER::PROCESS per group (the pid each rank wrote to "
+            "TEST_PID_DIR)" % what)
 
     # MPI_T properties, per rank: MPICH has no sources and no event types
-    mpit = {k: v for k, v in props.items() if k.startswith("TRACER::MPIT::")}
-    c.equal(sorted(mpit), ["TRACER::MPIT::RANK%d::STATUS" % k for k in range(size)],
-            "%s: TRACER::MPIT:: properties (one STATUS per rank, nothing else)" % what)
+    mpit = {(g, k): v for g, ps in gprops.items() for k, v in ps.items() if k.startswith("TRACER::MPIT::")}
+    c.equal(sorted(mpit), sorted(("rank %d" % k, "TRACER::MPIT::STATUS") for k in range(size)),
+            "%s: (group, TRACER::MPIT:: location group property) (one STATUS per rank, nothing else)" % what)
     for k in range(size):
-        name = "TRACER::MPIT::RANK%d::STATUS" % k
-        status = mpit.get(name, "")
+        name = "TRACER::MPIT::STATUS of \"rank %d\"" % k
+        status = mpit.get(("rank %d" % k, "TRACER::MPIT::STATUS"), "")
         if library is not None:
-            c.equal(mpit.get(name), "%s: MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
+            c.equal(status, "%s: MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
                     % re.sub(r"[\x00-\x1f]", " ", library), "%s: property %s" % (what, name))
         c.check("MPICH" in status and "0 sources, 0 event types, 0 registrations made, 0 live" in status,
                 "%s: %s %r does not say MPICH, 0 sources, 0 event types, 0 registrations made, 0 live"

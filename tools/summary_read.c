@@ -63,12 +63,28 @@ struct tr_vec {
     size_t n, cap;
 };
 
+/* A location group (an MPI job's archive: "rank <N>", one per rank). */
+struct tr_group {
+    uint32_t id;
+    uint32_t name;
+};
+
+/* A string-valued LocationGroupProperty: an MPI job's archive keeps each
+ * rank's TRACER::MPIT::* on the rank's process group. */
+struct tr_group_prop {
+    uint32_t group;
+    uint32_t name;
+    uint32_t value;
+};
+
 struct tr_state {
     struct tr_summary *out;
     struct tr_vec strings;   /* struct tr_string */
     struct tr_vec regions;   /* struct tr_region */
     struct tr_vec attrs;     /* struct tr_attr */
     struct tr_vec locations; /* uint64_t */
+    struct tr_vec groups;    /* struct tr_group */
+    struct tr_vec gprops;    /* struct tr_group_prop */
     OTF2_AttributeRef attr_bytes;
     OTF2_AttributeRef attr_incomplete;
     OTF2_AttributeRef attr_variable;
@@ -251,15 +267,38 @@ static OTF2_CallbackCode tr_def_group(void *user, OTF2_LocationGroupRef self,
                                       OTF2_SystemTreeNodeRef parent,
                                       OTF2_LocationGroupRef creator)
 {
-    (void)self;
-    (void)name;
     (void)parent;
     (void)creator;
     struct tr_state *st = user;
+    struct tr_group *g = tr_push(&st->groups, sizeof *g);
+    if (!g) {
+        st->oom = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    g->id = self;
+    g->name = name;
     if (type == OTF2_LOCATION_GROUP_TYPE_PROCESS)
         st->out->processes++;
     else if (type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)
         st->out->devices++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode tr_def_group_property(void *user, OTF2_LocationGroupRef group,
+                                               OTF2_StringRef name, OTF2_Type type,
+                                               OTF2_AttributeValue value)
+{
+    struct tr_state *st = user;
+    if (type != OTF2_TYPE_STRING)
+        return OTF2_CALLBACK_SUCCESS;
+    struct tr_group_prop *p = tr_push(&st->gprops, sizeof *p);
+    if (!p) {
+        st->oom = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    p->group = group;
+    p->name = name;
+    p->value = value.stringRef;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -330,6 +369,7 @@ static int tr_resolve_defs(struct tr_state *st)
 {
     tr_sort(&st->strings, sizeof(struct tr_string));
     tr_sort(&st->regions, sizeof(struct tr_region));
+    tr_sort(&st->groups, sizeof(struct tr_group));
 
     struct tr_region *regions = st->regions.v;
     for (size_t i = 0; i < st->regions.n; i++) {
@@ -518,6 +558,7 @@ static OTF2_ErrorCode tr_read_global_defs(OTF2_Reader *rd, struct tr_state *st)
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, tr_def_region);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, tr_def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, tr_def_group);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, tr_def_group_property);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, tr_def_location);
     OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, st);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
@@ -603,6 +644,66 @@ static void tr_parse_small(const char *value, struct tr_count_bytes *cb)
     }
 }
 
+/* One rank's TRACER::MPIT::<kind> (kind: what follows the prefix and, in
+ * old job archives, RANK<N>::): STATUS is kept when none is yet (the
+ * callers offer rank 0's first), SOURCE::<name> adds to the totals. */
+static void tr_mpit_property(struct tr_summary *out, const char *kind, const char *value)
+{
+    if (strcmp(kind, "STATUS") == 0) {
+        if (!out->mpit_status[0])
+            snprintf(out->mpit_status, sizeof out->mpit_status, "%s", value);
+    } else if (strncmp(kind, "SOURCE::", 8) == 0) {
+        const char *e = strstr(value, "; events="), *d = strstr(value, "; dropped="),
+                   *v = strstr(value, "; order_violations=");
+        out->mpit_sources++;
+        out->mpit_events += e ? strtoull(e + 9, 0, 10) : 0;
+        out->mpit_dropped += d ? strtoull(d + 10, 0, 10) : 0;
+        out->mpit_order_violations += v ? strtoull(v + 19, 0, 10) : 0;
+    }
+}
+
+/* Order of a location group as a rank: N for "rank <N>", after every rank
+ * (by id) for any other name. */
+static uint64_t tr_group_rank(const struct tr_state *st, uint32_t group)
+{
+    const struct tr_group *g = tr_find(&st->groups, sizeof *g, group);
+    const char *name = g ? tr_str(st, g->name) : NULL;
+    if (name && strncmp(name, "rank ", 5) == 0 && name[5] >= '0' && name[5] <= '9') {
+        char *end = NULL;
+        errno = 0;
+        unsigned long rank = strtoul(name + 5, &end, 10);
+        if (errno == 0 && *end == '\0' && rank <= UINT32_MAX)
+            return rank;
+    }
+    return ((uint64_t)1 << 32) + group;
+}
+
+/* An MPI job's archive keeps each rank's TRACER::MPIT::* as properties of
+ * the rank's location group: every group counts as a rank, the sources
+ * add up, STATUS is the lowest rank's. Definitions must be resolved. */
+static void tr_read_group_properties(const struct tr_state *st, struct tr_summary *out)
+{
+    const struct tr_group_prop *p = st->gprops.v;
+    const char *status = NULL;
+    uint64_t status_rank = UINT64_MAX;
+    for (size_t i = 0; i < st->gprops.n; i++) {
+        const char *name = tr_str(st, p[i].name), *value = tr_str(st, p[i].value);
+        if (!name || !value || strncmp(name, "TRACER::MPIT::", 14) != 0)
+            continue;
+        if (strcmp(name + 14, "STATUS") == 0) {
+            uint64_t rank = tr_group_rank(st, p[i].group);
+            if (!status || rank < status_rank) {
+                status = value;
+                status_rank = rank;
+            }
+        } else {
+            tr_mpit_property(out, name + 14, value);
+        }
+    }
+    if (status)
+        tr_mpit_property(out, "STATUS", status);
+}
+
 /* Transfers that TRACER_MIN_BYTES kept out of the event stream are only in
  * the archive's properties. Older traces have none: the totals stay 0. Only
  * names that exist are asked for, so OTF2 reports no "not found" error. */
@@ -624,7 +725,9 @@ static void tr_read_small_transfers(OTF2_Reader *rd, struct tr_summary *out)
     }
     for (uint32_t i = 0; have && i < n; i++) {
         char *value = NULL;
-        /* A job's archive has them per rank: TRACER::MPIT::RANK<N>::... */
+        /* A lone process's archive has TRACER::MPIT::... here; a job's
+         * archive from before they moved to its location groups has them
+         * per rank: TRACER::MPIT::RANK<N>::... */
         const char *kind = have[i];
         if (strncmp(kind, "TRACER::MPIT::", 14) != 0)
             continue;
@@ -641,16 +744,7 @@ static void tr_read_small_transfers(OTF2_Reader *rd, struct tr_summary *out)
             free(value);
             continue;
         }
-        if (status) {
-            snprintf(out->mpit_status, sizeof out->mpit_status, "%s", value);
-        } else {
-            const char *e = strstr(value, "; events="), *d = strstr(value, "; dropped="),
-                       *v = strstr(value, "; order_violations=");
-            out->mpit_sources++;
-            out->mpit_events += e ? strtoull(e + 9, 0, 10) : 0;
-            out->mpit_dropped += d ? strtoull(d + 10, 0, 10) : 0;
-            out->mpit_order_violations += v ? strtoull(v + 19, 0, 10) : 0;
-        }
+        tr_mpit_property(out, kind, value);
         free(value);
     }
     for (uint32_t i = 0; have && i < n; i++)
@@ -692,6 +786,7 @@ static int tr_read(OTF2_Reader *rd, struct tr_state *st, char *err, size_t errle
             return -1;
         }
     }
+    tr_read_group_properties(st, st->out);
     tr_read_small_transfers(rd, st->out);
     /* traceLength is the writer's own latest - earliest over every record;
      * fall back to the events we saw when it is missing. */
@@ -754,6 +849,8 @@ static void tr_state_free(struct tr_state *st)
     free(st->regions.v);
     free(st->attrs.v);
     free(st->locations.v);
+    free(st->groups.v);
+    free(st->gprops.v);
 }
 
 void tr_summary_free(struct tr_summary *s)

@@ -145,9 +145,17 @@ void tr_job_before_finalize(void)
      * ends here (later events are counted, not traced). */
     tr_lifecycle_end("MPI_Finalize");
     job.w.barrier(MPI_COMM_WORLD); /* every journal is complete */
-    /* Collective: every rank must agree to write, whatever its environment. */
-    int write = job.dir[0] && tr_cfg.write_at_end;
-    if (job.w.allreduce(MPI_IN_PLACE, &write, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && write)
+    /* The write is collective: all ranks write, or none (when any rank's
+     * environment says TRACER_WRITE_AT_END=0 - normally all ranks have the
+     * launcher's). {min, -max} in one reduction tells a disagreement. */
+    int want = job.dir[0] && tr_cfg.write_at_end;
+    int agreed[2] = {want, -want};
+    if (job.w.allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        agreed[0] = 0;
+    else if (agreed[0] != -agreed[1] && job.rank == 0)
+        tr_log("job: TRACER_WRITE_AT_END differs between ranks, so no rank writes the archive; the journals in "
+               "%s/journals stay: 'tracer recover %s' writes it", job.dir, job.dir);
+    if (agreed[0])
         write_job_archive();
     if (job.dir_fd >= 0)
         close(job.dir_fd);
