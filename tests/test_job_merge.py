@@ -62,6 +62,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import harness as h  # noqa: E402
 import cfgtest  # noqa: E402
 import journal_frames as jf  # noqa: E402
+from otf2_trace import group_properties  # noqa: E402
 import otf2  # noqa: E402
 from otf2.enums import LocationGroupType, LocationType, GroupType, Paradigm  # noqa: E402
 
@@ -463,9 +464,7 @@ def check_properties(c, what, props, ranks, truth, size, want_end, want_missing,
     c.equal(props.get("TRACER::RUN::END"), want_end, "%s: TRACER::RUN::END" % what)
     c.equal(props.get("TRACER::JOB::RANKS"), "%d/%d" % (len(ranks), size), "%s: TRACER::JOB::RANKS" % what)
     c.equal(props.get("TRACER::JOB::MISSING_RANKS"), want_missing, "%s: TRACER::JOB::MISSING_RANKS" % what)
-    groups = {}
-    for p in job.definitions.location_group_properties:
-        groups.setdefault(p.location_group.name, {})[str(p.name)] = p.value
+    groups = group_properties(job)
     sums = collections.Counter()
     for rk in ranks:
         own = cfgtest.properties(c, truth[rk.rank].path, "rank %d alone" % rk.rank)

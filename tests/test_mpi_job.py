@@ -99,7 +99,7 @@ from mpit_offload_truth import (EXIT, check_plain, local_sum, reps, tree, want_c
                                 want_data_ops, want_transfers)
 import cfgtest as ct  # noqa: E402
 import extra  # noqa: E402
-from otf2_trace import RankView  # noqa: E402
+from otf2_trace import RankView, group_properties  # noqa: E402
 import otf2  # noqa: E402
 import _otf2  # noqa: E402
 from otf2.enums import GroupType, LocationGroupType, LocationType, Paradigm, RegionRole  # noqa: E402
@@ -549,14 +549,6 @@ def check_offload(c, v, what, rank, src, full=True):
     inc = [(loc.name, ev.region.canonical_name) for loc, ev in v.incomplete_leaves()
            if ev.region.canonical_name in h.OMPT_REGIONS]
     c.equal(inc, [], "%s: offload regions closed with incomplete=1" % what)
-
-
-def group_properties(t):
-    """{location group name: {property name: value}} of the archive."""
-    out = {}
-    for p in t.definitions.location_group_properties:
-        out.setdefault(p.location_group.name, {})[str(p.name)] = p.value
-    return out
 
 
 def rank_summary(v):

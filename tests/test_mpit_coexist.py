@@ -71,9 +71,9 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import cfgtest as ct  # noqa: E402
-from otf2_trace import RankView  # noqa: E402
+from otf2_trace import RankView, group_properties  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationGroupType, LocationType, Type  # noqa: E402
+from otf2.enums import LocationGroupType, LocationType  # noqa: E402
 
 CREATED = "ompi.mpi.communicator_created"
 FINALIZATION = "ompi.mpi.finalization"
@@ -94,19 +94,6 @@ APP_COUNT_RE = re.compile(r"^mpit_app_tool: callbacks=(\d+) ", re.M)
 def parse(line):
     kind, _, rest = line.partition(" ")
     return kind, dict(kv.split("=", 1) for kv in rest.split())
-
-
-def group_properties(t):
-    """{group name: {property name: value}} of the archive's
-    LocationGroupProperty definitions: an MPI job's per-rank properties
-    (TRACER::PROCESS, TRACER::MPIT::*), on the rank's group "rank <N>". A
-    value that is not a STRING is recorded as "<TYPE: value>", which no
-    check accepts."""
-    out = {}
-    for p in t.definitions.location_group_properties:
-        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
-        out.setdefault(p.location_group.name, {})[p.name] = value
-    return out
 
 
 def san_preload():

@@ -132,9 +132,9 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationGroupType, LocationType, Paradigm, RegionRole, Type  # noqa: E402
+from otf2.enums import LocationGroupType, LocationType, Paradigm, RegionRole  # noqa: E402
 from cfgtest import properties  # noqa: E402
-from otf2_trace import RankView  # noqa: E402
+from otf2_trace import RankView, group_properties  # noqa: E402
 
 TOLERANCE_NS = 20000          # the contract's bound on the mapping error
 CALLBACK_WINDOW_NS = 10 ** 9  # mpit_callback_time: at most this long after the raise
@@ -816,19 +816,6 @@ def check_summary(c, what, anchor, t, ranks, totals, status0):
     for key in ("sources", "events", "dropped", "order_violations"):
         c.equal(m.get(key), totals[key], "%s: summary mpit.%s" % (what, key))
     c.equal(m.get("status"), status0, "%s: summary mpit.status (rank 0's)" % what)
-
-
-def group_properties(t):
-    """{group name: {property name: value}} of the archive's
-    LocationGroupProperty definitions: an MPI job's per-rank properties
-    (TRACER::PROCESS, TRACER::MPIT::*), on the rank's group "rank <N>". A
-    value that is not a STRING is recorded as "<TYPE: value>", which no
-    check accepts."""
-    out = {}
-    for p in t.definitions.location_group_properties:
-        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
-        out.setdefault(p.location_group.name, {})[p.name] = value
-    return out
 
 
 def rank_properties(gprops, rank):

@@ -61,9 +61,9 @@ from mpit_offload_truth import (check_plain, reps, tree, want_counts,  # noqa: E
                                 want_data_ops, want_transfers)
 import cfgtest as ct  # noqa: E402
 import extra  # noqa: E402
-from otf2_trace import RankView  # noqa: E402
+from otf2_trace import RankView, group_properties  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationGroupType, Paradigm, RegionRole, Type  # noqa: E402
+from otf2.enums import LocationGroupType, Paradigm, RegionRole  # noqa: E402
 
 UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 A = h.Trace.attr
@@ -109,19 +109,6 @@ def archives_below(root):
         if "traces.otf2" in filenames:
             found.append(os.path.join(dirpath, "traces.otf2"))
     return sorted(found)
-
-
-def group_properties(t):
-    """{group name: {property name: value}} of the archive's
-    LocationGroupProperty definitions: an MPI job's per-rank properties
-    (TRACER::PROCESS, TRACER::MPIT::*), on the rank's group "rank <r>". A
-    value that is not a STRING is recorded as "<TYPE: value>", which no
-    check accepts."""
-    out = {}
-    for p in t.definitions.location_group_properties:
-        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
-        out.setdefault(p.location_group.name, {})[p.name] = value
-    return out
 
 
 def rank_pids(c, r, size):

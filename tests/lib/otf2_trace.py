@@ -269,5 +269,19 @@ class RankView(Trace):
         self.rma_wins = [w for w in trace.rma_wins if w.name.startswith(self.window_prefix)]
 
 
+
+def group_properties(t):
+    """{group name: {property name: value}} of an archive's
+    LocationGroupProperty definitions (@t: a Trace or an otf2 reader): an MPI
+    job's per-rank properties (TRACER::PROCESS, TRACER::MPIT::*), on the
+    rank's group "rank <N>". A value that is not a STRING is recorded as
+    "<TYPE: value>", which no check accepts."""
+    from otf2.enums import Type
+    out = {}
+    for p in t.definitions.location_group_properties:
+        value = p.value if p.type == Type.STRING else "<%s: %r>" % (p.type, p.value)
+        out.setdefault(p.location_group.name, {})[str(p.name)] = value
+    return out
+
 def open_trace(path):
     return Trace(path)
