@@ -70,6 +70,11 @@ TRACER_KEEP_JOURNAL=1. Each run:
     groups "rank 0", "rank 2", "rank 3", TRACER::JOB::RANKS "3/4",
     MISSING_RANKS "1", and each traced rank's USER Enter events equal its
     ground truth.
+ 8. TEST_CLOBBER_JOURNAL=1 (4 ranks): rank 1's journal path names junk at
+    MPI_Finalize, so its part cannot be read; every rank gives up together
+    (no hang), exit 0, stdout as always, stderr exactly two `tracer:` lines
+    (rank 1: why; rank 0: the journals are kept), every other rank's
+    journal stays, D holds no traces.def and an empty traces.otf2.
 A NOTE lists the time of every run.
 """
 import collections
@@ -530,6 +535,30 @@ def check_untraced_rank(c, runner, n=4, untraced=1):
                     % (r.what, k))
 
 
+def check_failed_rank(c, runner, n=4, bad=1):
+    """One rank cannot read its journal at MPI_Finalize: all ranks give up
+    together and keep their journals."""
+    r = runner.run("bad-journal", n, env={"TEST_CLOBBER_JOURNAL": str(bad)}, timeout=60)
+    if not c.check(r.rc is not None, "%s: timed out (a rank waits for the others)" % r.what):
+        return
+    c.equal(r.rc, 0, "%s: exit status" % r.what)
+    c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
+    lines = [ln for ln in r.err.splitlines() if ln.strip()]
+    jdir = os.path.join(r.output, "journals")
+    want0 = ("tracer: job: writer: a rank failed (its own line says why); the journals in %s are kept: "
+             "'tracer recover %s' retries" % (jdir, r.output))
+    c.equal(len(lines), 2, "%s: stderr lines %r" % (r.what, lines))
+    c.check(want0 in lines, "%s: rank 0's line %r in %r" % (r.what, want0, lines))
+    c.check(any(ln.startswith("tracer: job: rank %d: " % bad) and "rank%d.journal" % bad in ln for ln in lines),
+            "%s: rank %d's line naming its journal in %r" % (r.what, bad, lines))
+    inside = sorted(f for f in tree(r.output) if f)
+    c.equal([f for f in inside if f.startswith("journals/rank")], ["journals/rank%d.journal" % k for k in range(n)],
+            "%s: journals kept" % r.what)
+    c.equal([f for f in inside if f.startswith("traces")], ["traces.otf2"], "%s: archive files left" % r.what)
+    c.equal(os.path.getsize(r.anchor) if os.path.exists(r.anchor) else None, 0,
+            "%s: traces.otf2 is the empty claim" % r.what)
+
+
 def main():
     c = h.Checker("mpi_defs")
     h.env_path("TEST_BIN")
@@ -564,6 +593,7 @@ def main():
                        % (label, "equals" if rec[1] == got[1] else "differs from"))
         check_disagreement(c, runner)
         check_untraced_rank(c, runner)
+        check_failed_rank(c, runner)
     finally:
         timings = ["%s %.1fs" % (r.what.split()[0], r.seconds) for r in runner.runs] + runner.recover_times
         if c.failures:

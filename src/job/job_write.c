@@ -3,9 +3,11 @@
  * so no rank is left waiting in a collective the others abandoned. */
 #include "job/job_write.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "job/job_tree.h"
@@ -28,6 +30,8 @@ typedef struct state {
     tr_job_part *part;
     tr_job_union *u;
     OTF2_Archive *ar;
+    int opened;             /* the archive's files may exist */
+    uint64_t first, nlocs;  /* this rank's location ids */
     char err[512];
 } state;
 
@@ -41,11 +45,14 @@ static int write_events(state *s, const char *dir)
         snprintf(s->err, sizeof s->err, "MPI_Exscan failed");
         return -1;
     }
+    s->first = bases[0];
+    s->nlocs = counts[0];
     s->ar = tr_job_archive_open(dir, s->part ? tr_job_part_hostname(s->part) : 0, 0);
     if (!tr_job_agree(&s->c, s->ar != 0)) {
         snprintf(s->err, sizeof s->err, "OTF2 cannot open an archive (out of memory)");
         return -1;
     }
+    s->opened = 1;
     int ok = OTF2_Archive_SetCollectiveCallbacks(s->ar, tr_otf2_mpi_callbacks(), 0, (OTF2_CollectiveContext *)&s->c,
                                                  0) == OTF2_SUCCESS &&
              OTF2_Archive_OpenEvtFiles(s->ar) == OTF2_SUCCESS;
@@ -89,6 +96,34 @@ static int unify(state *s, double *local_s)
     tr_blob_free(&defs);
     *local_s = now() - t0;
     return ok ? 0 : -1;
+}
+
+/* After a failure once the archive was opened: each rank removes its own
+ * locations' files, then rank 0 the rest, so that the directory is as
+ * TRACER_WRITE_AT_END=0 leaves it (journals and the empty claim) and
+ * `tracer recover` starts clean. */
+static void remove_partial(state *s, const char *dir)
+{
+    char path[4300];
+    for (uint64_t l = s->first; l < s->first + s->nlocs; l++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/traces/%llu.%s", dir, (unsigned long long)l, k ? "def" : "evt");
+            unlink(path);
+        }
+    tr_job_agree(&s->c, 1); /* every rank's files are gone */
+    if (s->c.rank != 0)
+        return;
+    snprintf(path, sizeof path, "%s/traces", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/traces.def", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        if (ftruncate(fd, 0))
+            tr_log("job: cannot empty %s: 'tracer recover --force %s' replaces it", path, dir);
+        close(fd);
+    }
 }
 
 int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr_convert_report *r,
@@ -146,6 +181,8 @@ int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr
         t->global_s = now() - t2;
         /* Rank 0's answer is everyone's: the journals go only with it. */
         rc = tr_job_agree(&s.c, rc == 0) ? 0 : -1;
+        if (rc && tr_job_agree(&s.c, !s.opened) == 0)
+            remove_partial(&s, dir);
     }
     if (s.ar)
         OTF2_Archive_Close(s.ar);

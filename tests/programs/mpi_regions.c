@@ -24,12 +24,19 @@
  * env LD_PRELOAD=libtracer.so ./mpi_regions). The API is looked up with
  * dlsym, its types checked against tracer.h at compile time; without
  * tracer the calls are skipped. A call that fails (register gives 0, begin,
- * end or mark gives -1) makes the exit status 3. */
+ * end or mark gives -1) makes the exit status 3.
+ *
+ * With TEST_CLOBBER_JOURNAL=<k>, rank k, just before MPI_Finalize, puts a
+ * file that is not a journal in place of its journal
+ * ($TRACER_OUTPUT/journals/rank<k>.journal; rename, so tracer's open
+ * journal is untouched but the path names junk): the job's archive cannot
+ * be written, and the test checks that the ranks fail together. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tracer.h"
@@ -130,6 +137,15 @@ int main(int argc, char **argv)
 
     printf("mpi_regions: rank %d of %d sequence: %s\n", r, n, seq);
     fflush(stdout);
+    const char *clobber = getenv("TEST_CLOBBER_JOURNAL"), *out = getenv("TRACER_OUTPUT");
+    if (clobber && *clobber && out && atoi(clobber) == r) {
+        char path[4096], junk[4200];
+        snprintf(path, sizeof path, "%s/journals/rank%d.journal", out, r);
+        snprintf(junk, sizeof junk, "%s.junk", path);
+        FILE *f = fopen(junk, "w");
+        if (!f || fputs("not a journal\n", f) < 0 || fclose(f) || rename(junk, path))
+            failures++;
+    }
     MPI_Finalize();
     return failures ? 3 : 0;
 }
