@@ -5,7 +5,8 @@ normally (SIGSEGV, abort, _exit, SIGKILL) leave a journal that
 before the end (the crash handler flushes everything; _exit and SIGKILL come
 3 flush intervals after the last event). The application's behaviour (exit
 status, its own SIGSEGV handler) is unchanged. Also `tracer recover`'s
-errors: a directory with a complete trace (exit 1 unless --force), a missing
+errors: a directory with a complete trace (exit 1 unless --force, which
+replaces it whole, stale location files included, silently), a missing
 directory (exit 1), usage errors (exit 2)."""
 import os
 import re
@@ -188,8 +189,14 @@ def main():
         c.equal(r.stdout, b"", "recover on a complete trace: stdout")
         c.check(os.path.isfile(anchor) and open(anchor, "rb").read() == before,
                 "recover without --force changed the existing trace")
+        # a location file the new archive does not have (an older trace's)
+        stale = os.path.join(out, "traces", "999.evt")
+        with open(stale, "wb") as f:
+            f.write(b"stale")
         r = recover(out, "--force")
         c.equal(r.returncode, 0, "recover --force: exit code (%r)" % r.stderr.decode(errors="replace"))
+        c.equal(r.stderr.decode(errors="replace"), "", "recover --force: stderr (replacing needs no warning)")
+        c.check(not os.path.exists(stale), "recover --force kept a location file of the replaced trace")
         c.check(re.search(r"the run ended normally", r.stdout.decode()),
                 "recover --force: stdout %r" % r.stdout.decode())
         c.check(os.path.isfile(os.path.join(out, "tracer.journal")),

@@ -47,6 +47,30 @@ static int holds_trace(const char *dir)
     return lstat(p, &st) == 0 && st.st_size > 0;
 }
 
+/* What an earlier archive in @dir left (replaced with --force, or the
+ * partial files of a write that failed): the location files
+ * traces/<id>.evt|.def, the directory, traces.def. The claim traces.otf2 is
+ * rewritten by the writer. Without this OTF2 finds traces/ taken, and files
+ * of locations the new archive does not have would stay. */
+static void remove_old_archive(const char *dir)
+{
+    char p[4300];
+    snprintf(p, sizeof p, "%s/traces", dir);
+    DIR *d = opendir(p);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *c = e->d_name;
+        while (isdigit((unsigned char)*c))
+            c++;
+        if (c != e->d_name && (!strcmp(c, ".evt") || !strcmp(c, ".def")))
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d)
+        closedir(d);
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/traces.def", dir);
+    unlink(p);
+}
+
 /* rank<digits>.journal */
 static int is_rank_journal(const struct dirent *d)
 {
@@ -149,6 +173,7 @@ int cmd_recover(int argc, char **argv)
             fprintf(stderr, "tracer: recover: %s already holds a trace; --force replaces it\n", dir);
             rc = 1;
         } else {
+            remove_old_archive(dir);
             rc = recover_job(dir, list, njournals);
         }
         for (int i = 0; i < njournals; i++)
@@ -166,6 +191,7 @@ int cmd_recover(int argc, char **argv)
         fprintf(stderr, "tracer: recover: %s already holds a trace; --force replaces it\n", dir);
         return 1;
     }
+    remove_old_archive(dir);
     tr_convert_report r;
     if (tr_writer_convert(journal, dir, &r)) {
         fprintf(stderr, "tracer: recover: %s\n", r.error);
