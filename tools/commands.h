@@ -89,4 +89,8 @@ void cmd_run_usage(FILE *fp);
 int cmd_recover(int argc, char **argv);
 void cmd_recover_usage(FILE *fp);
 
+/* tracer convert ARCHIVE -o FILE (cmd_convert.c; convert_sink.h). */
+int cmd_convert(int argc, char **argv);
+void cmd_convert_usage(FILE *fp);
+
 #endif

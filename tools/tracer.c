@@ -25,6 +25,8 @@ static const struct tr_command tr_commands[] = {
       cmd_run, cmd_run_usage },
     { "recover", "write the OTF2 trace of a crashed or killed run from its journal",
       cmd_recover, cmd_recover_usage },
+    { "convert", "write a trace as Perfetto (ui.perfetto.dev) or Chrome JSON",
+      cmd_convert, cmd_convert_usage },
 };
 
 #define TR_N_COMMANDS (sizeof tr_commands / sizeof tr_commands[0])

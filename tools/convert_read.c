@@ -1,0 +1,2 @@
+/* convert_read.c - being written. */
+#include "convert_sink.h"

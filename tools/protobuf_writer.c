@@ -1,0 +1,2 @@
+/* protobuf_writer.c - being written. */
+#include "convert_sink.h"
