@@ -17,8 +17,11 @@
 #      also gives the cost of a call when tracing is off
 #   6. the MPI_T event callback (build/bench/mpit_callback, events from the
 #      MPI_T provider test double): ns per event over a no-op callback
+#   7. `tracer convert` of a 10M-event archive to Perfetto and to JSON
+#      (bench/convert_throughput.sh): events/s and peak RSS of the converter
 # Takes about 1 minute on a 2-core VM; needs about 3 GB of memory (the OTF2
-# conversion of 20M events, see the table) and 1 GB in $TMPDIR.
+# conversion of 20M events, see the table) and 1 GB in $TMPDIR (step 7:
+# about 1.5 GB more, while it runs).
 # Numbers depend on what else runs: the load average is printed first.
 # Exit status: 0, or 1 when a check failed (the table says which).
 set -euo pipefail
@@ -227,6 +230,19 @@ if [[ -x $bench/mpit_callback && -f $double_lib ]]; then
   done
 else
   row "MPI_T callback ns/event" "-" "skipped: mpit_callback or the MPI_T test double not built"
+fi
+
+# --- 7. tracer convert --------------------------------------------------------------------
+say "7 tracer convert of a 10M-event archive to Perfetto and JSON (bench/convert_throughput.sh)"
+if RUNS=1 CONVERT_BENCH_KV=$tmp/convert.kv "$root/bench/convert_throughput.sh" "$build" 10000000 \
+  >"$tmp/convert.table" 2>"$tmp/convert.err"; then
+  while read -r line; do
+    row "tracer convert, $(kv format "$line")" "$(kv events "$line") events (many_events, 2 threads)" \
+      "$(calc '%.2f' "$(kv events_per_s "$line") / 1e6")M events/s ($(kv seconds "$line") s), peak RSS $(calc '%.1f' "$(kv maxrss_kb "$line") / 1024") MiB, output $(calc '%.0f' "$(kv output_bytes "$line") / 1048576") MiB"
+  done <"$tmp/convert.kv"
+else
+  row "tracer convert" "10M events" "FAILED: $(tail -1 "$tmp/convert.err")"
+  failed=1
 fi
 
 # --- the table ----------------------------------------------------------------------

@@ -9,9 +9,15 @@
      `tracer summary DIR` text and `--json` numbers are exact (target
      regions per kind, kernels 2 with their outlined symbol names, transfers
      to device 3 / 12096 bytes, from device 2 / 10048 bytes, allocations
-     4 / 18560 bytes, deletes 4, incomplete 0), and the JSON equals what the
-     Python OTF2 reader (lib/otf2_trace.py) counts in the same archive;
-     DIR/, DIR/traces.otf2, `--json` after the path and `--` give the same.
+     4 / 18560 bytes, deletes 4, incomplete 0; device 0: the same transfers
+     per direction, peak memory in use 16000 bytes (a and b), devices 1-3
+     idle; the regions' counts per canonical name), and the JSON equals what
+     the Python OTF2 reader (lib/otf2_trace.py, lib/summary_truth.py) counts
+     in the same archive, every key (regions with inclusive and exclusive
+     times, per_device, config = the TRACER::CONFIG::* properties); the text
+     is the existing lines, then the regions, devices and configuration as
+     the JSON says; DIR/, DIR/traces.otf2, `--json` after the path and `--`
+     give the same.
   c. unreadable input (nonexistent path, empty dir, dir without a trace,
      traces.def cut in half or emptied, garbage traces.otf2 / traces.def,
      an event file cut in half or missing, a directory called traces.otf2,
@@ -29,6 +35,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import extra as x    # noqa: E402
+import summary_truth as st  # noqa: E402
 import otf2          # noqa: E402
 from otf2.enums import LocationGroupType  # noqa: E402
 
@@ -83,8 +90,9 @@ def case_a(c, cwd):
         x.check_one_line(c, err, "tracer: summary:", repr(args))
 
 
-def python_summary(t):
-    """What `tracer summary --json` must print, counted with the Python reader."""
+def python_summary(t, props):
+    """What `tracer summary --json` must print, counted with the Python reader
+    (PROPS: the anchor's properties). per_device without its bandwidth."""
     A = h.Trace.attr
     groups = list(t.definitions.location_groups)
     cnt = t.count_enters()
@@ -93,6 +101,7 @@ def python_summary(t):
         kernels[ev.region.name] = kernels.get(ev.region.name, 0) + 1
     tr = t.transfers()
     allocs = [ev for name in ("alloc", "alloc async") for _, ev in t.enters(name)]
+    truth = st.collect(t)
     cp = t.clock_properties
     span = cp.trace_length
     if cp.timer_resolution not in (0, 1000000000):
@@ -115,6 +124,9 @@ def python_summary(t):
         "allocations": {"count": len(allocs), "bytes": sum(A(ev, "bytes", 0) for ev in allocs)},
         "deletes": cnt.get("delete", 0) + cnt.get("delete async", 0),
         "incomplete": len(t.incomplete_leaves()),
+        "regions": truth["regions"],
+        "per_device": st.per_device_list(truth),
+        "config": dict(st.config_of(props)),
     }
 
 
@@ -166,15 +178,53 @@ def case_b(c, r):
     c.check(isinstance(js.get("devices"), int) and js["devices"] >= 1,
             "b json devices %r" % js.get("devices"))
 
+    # ground truth of the new sections: device 0 moved what the program
+    # maps; its peak is a and b (N each) mapped together
+    devs = {d.get("device"): d for d in js.get("per_device", [])}
+    d0 = devs.get("device 0", {})
+    c.equal((d0.get("to_device", {}).get("count"), d0.get("to_device", {}).get("bytes")), (3, N + M + M),
+            "b json per_device device 0 to_device")
+    c.equal((d0.get("from_device", {}).get("count"), d0.get("from_device", {}).get("bytes")), (2, N + M),
+            "b json per_device device 0 from_device")
+    c.equal(d0.get("peak_memory_bytes"), N + N, "b json per_device device 0 peak_memory_bytes")
+    for name, d in devs.items():
+        if name != "device 0":
+            c.equal((d["to_device"]["count"], d["from_device"]["count"], d["peak_memory_bytes"]),
+                    (0, 0, None), "b json per_device %s: idle" % name)
+    per_canon = {}
+    for reg in js.get("regions", []):
+        per_canon[reg["canonical"]] = per_canon.get(reg["canonical"], 0) + reg["count"]
+        c.check(reg["inclusive_ns"] >= reg["exclusive_ns"] >= 0,
+                "b json region %r: inclusive %r < exclusive %r" % (reg["name"], reg["inclusive_ns"],
+                                                                    reg["exclusive_ns"]))
+    for kind in TARGET_KINDS:
+        c.equal(per_canon.get(kind, 0), js["target_regions"].get(kind), "b json regions: %r count" % kind)
+    c.equal(per_canon.get("kernel"), 2, "b json regions: kernel count")
+    c.equal(per_canon.get("transfer to device"), 3, "b json regions: transfer to device count")
+    c.equal(per_canon.get("transfer from device"), 2, "b json regions: transfer from device count")
+    c.equal((per_canon.get("alloc"), per_canon.get("delete")), (4, 4), "b json regions: alloc, delete count")
+    c.equal(js.get("config", {}).get("TRACER_OUTPUT"), "%s (environment)" % r.output, "b json config TRACER_OUTPUT")
+    for dev in js.get("per_device", []):
+        for direction in ("to_device", "from_device"):
+            xd = dev[direction]
+            want_bw = xd["bytes"] * 1e9 / xd["time_ns"] if xd["time_ns"] else None
+            c.check((want_bw is None and xd["bytes_per_s"] is None) or
+                    (want_bw is not None and abs(xd["bytes_per_s"] - want_bw) <= 1),
+                    "b json %s %s: bytes_per_s %r, want %r" % (dev["device"], direction, xd["bytes_per_s"],
+                                                               want_bw))
+
     # the same archive through the Python OTF2 reader
+    props = st.anchor_properties(h.otf2_print_cmd(), anchor) if h.otf2_print_cmd() else None
+    c.check(props is not None, "b: otf2-print -I failed or is missing")
     try:
-        want = python_summary(h.Trace(anchor))
+        want = python_summary(h.Trace(anchor), props or {})
     except Exception as e:      # unreadable archive
         c.check(False, "b: Python OTF2 reader failed: %r" % e)
         want = None
     if want is not None:
         for key in sorted(set(want) | set(js)):
-            c.equal(js.get(key), want.get(key), "b json %r vs the Python reader" % key)
+            got = st.json_per_device_without_bandwidth(js) if key == "per_device" else js.get(key)
+            c.equal(got, want.get(key), "b json %r vs the Python reader" % key)
 
     # other spellings of the same request
     for args in (["summary", "--json", r.output + "/"], ["summary", "--json", anchor],
@@ -204,7 +254,7 @@ def case_b(c, r):
         "transfers from device: 2, 10048 bytes",
         "allocations: 4, 18560 bytes; deletes: 4",
         "incomplete operations: 0",
-    ]
+    ] + st.text_tail(js)
     c.equal(len(got), len(want_text), "b summary: number of lines (%r)" % got)
     for i, (g, w) in enumerate(zip(got, want_text)):
         c.equal(g, w, "b summary line %d" % (i + 1))

@@ -18,7 +18,8 @@ Spec (what the trace holds):
   * data ops on an ordinary named global carry variable = its name; data
     ops on heap / stack memory carry none.
   * `tracer summary`: "link maps: a x2, c x1" (sorted) and "stale link
-    pointers: N" when N > 0; --json "link_maps" and "stale_link_pointers".
+    pointers: N ...: s x1, u x1" (per variable, sorted) when N > 0; --json
+    "link_maps", "stale_link_pointers" and "stale_link_pointers_by_variable".
 
 Ground truth.  Each program writes "addr <phase> name=<hex> ..." lines on
 stderr: the host addresses of its variables and the device storage it saw
@@ -342,7 +343,13 @@ def check_region_defs(s, t, present):
             s.equal(r.paradigm, Paradigm.OPENMP, "paradigm of %r" % name)
 
 
-def check_summary(s, p, want_maps, want_stale):
+def check_summary(s, p, want_maps, stales):
+    """`tracer summary`: link maps per variable, stale pointers (STALES:
+    the expected stale link pointer events) in total and per variable."""
+    want_stale = len(stales)
+    want_stale_vars = {}
+    for st in stales:
+        want_stale_vars[st["variable"]] = want_stale_vars.get(st["variable"], 0) + 1
     cli = os.environ.get("TEST_TRACER_CLI")
     if not s.check(cli, "TEST_TRACER_CLI not set"):
         return
@@ -360,11 +367,16 @@ def check_summary(s, p, want_maps, want_stale):
         s.check(all(re.fullmatch(r"link maps:\s*(none|0)?", l) for l in link_lines),
                 "tracer summary shows link maps in a program without any: %r" % link_lines)
     if want_stale:
-        # the count, optionally followed by an explanation in words
+        # the count, optionally followed by an explanation in words, then
+        # the count per variable (sorted), as the link maps
         s.check(len(stale_lines) == 1 and re.fullmatch(
             r"stale link pointers: %d(\s.*)?" % want_stale, stale_lines[0]),
             "tracer summary 'stale link pointers:' line: got %r, want "
             "'stale link pointers: %d'" % (stale_lines, want_stale))
+        per_var = ", ".join("%s x%d" % (k, want_stale_vars[k]) for k in sorted(want_stale_vars))
+        s.check(len(stale_lines) == 1 and stale_lines[0].endswith(": " + per_var),
+                "tracer summary 'stale link pointers:' line: got %r, want it to end with the "
+                "count per variable %r" % (stale_lines, per_var))
     else:
         s.equal(stale_lines, [], "tracer summary 'stale link pointers:' line (none expected)")
     r = subprocess.run([cli, "summary", "--json", p.output], stdout=subprocess.PIPE,
@@ -377,6 +389,8 @@ def check_summary(s, p, want_maps, want_stale):
         return
     s.equal(js.get("link_maps", {}), dict(want_maps), "summary --json link_maps")
     s.equal(js.get("stale_link_pointers", 0), want_stale, "summary --json stale_link_pointers")
+    s.equal(js.get("stale_link_pointers_by_variable", {}), want_stale_vars,
+            "summary --json stale_link_pointers_by_variable")
     if want_maps:
         s.check("link_maps" in js, "summary --json has no link_maps key")
         s.check("stale_link_pointers" in js, "summary --json has no stale_link_pointers key")
@@ -491,7 +505,7 @@ def case_main(c):
         loc = check_sequence(s, t, seq)
         if loc is not None:
             check_link_events(s, t, loc, maps, stales)
-        check_summary(s, p, {"a": 3, "c": 2, "d": 1}, len(stales))
+        check_summary(s, p, {"a": 3, "c": 2, "d": 1}, stales)
     finally:
         if c.failures:
             p.show()
@@ -543,7 +557,7 @@ def case_stale(c):
             for _, e in t.enters("alloc"):
                 if A(e, "src_addr") == ht:
                     s.equal(A(e, "variable"), "t", "variable of t's alloc")
-        check_summary(s, p, {"s": 2, "u": 1}, 2)
+        check_summary(s, p, {"s": 2, "u": 1}, stales)
     finally:
         if c.failures:
             p.show()
@@ -576,7 +590,7 @@ def case_partial(c):
         loc = check_sequence(s, t, seq)
         if loc is not None:
             check_link_events(s, t, loc, maps, [])
-        check_summary(s, p, {"c": 1, "e": 1}, 0)
+        check_summary(s, p, {"c": 1, "e": 1}, [])
     finally:
         if c.failures:
             p.show()
@@ -605,7 +619,7 @@ def case_dl(c):
         loc = check_sequence(s, t, seq)
         if loc is not None:
             check_link_events(s, t, loc, maps, [])
-        check_summary(s, p, {"lib_tab": 1}, 0)
+        check_summary(s, p, {"lib_tab": 1}, [])
     finally:
         if c.failures:
             p.show()
@@ -629,7 +643,7 @@ def case_none(c):
         for name in LINK_EVENTS:
             s.equal(len(t.enters(name)), 0, "number of %r events" % name)
         check_sequence(s, t, seq)
-        check_summary(s, p, {}, 0)
+        check_summary(s, p, {}, [])
     finally:
         if c.failures:
             p.show()

@@ -1,2 +1,310 @@
-/* convert_read.c - being written. */
-#include "convert_sink.h"
+/* convert_read.c - tracer convert: an OTF2 archive (tracer's or another
+ * writer's) becomes the calls of a tc_sink (convert_sink.h), in one pass
+ * over the events in global time order.
+ *
+ * What becomes what:
+ * - A PROCESS location group is a process; a group it created (a device,
+ *   ACCELERATOR) belongs to it. A group created by no process is a process
+ *   of its own.
+ * - Every location is a track, in definition order (track id = position of
+ *   its Location definition); "MPI_T source ..." locations are MPI_T tracks.
+ * - Enter/Leave are slices; the Enter's attributes are the args (a Leave's,
+ *   such as tracer's `incomplete`, have no place in the sink interface). A
+ *   region entered and left at one timestamp with no other converted event
+ *   (Enter, Leave, RMA, Metric, MeasurementOnOff) of its location in
+ *   between (tracer's MPI_T events, link maps, marks) is an instant.
+ * - A transfer: an Enter directly followed on its location by an RmaPut or
+ *   RmaGet whose window leads to a device (RmaWin -> Comm -> Group ->
+ *   location of an ACCELERATOR group, docs/trace-model.md "RMA windows") is
+ *   a flow from that slice to a slice on the device's "transfers" track,
+ *   from the RMA op until its RmaOpComplete* (or the end of the host slice).
+ *   Other RMA patterns give no flow.
+ * - Metric events are counter values, one counter per (member, location);
+ *   numeric MPI_T elements of an instant on an MPI_T track are counters too.
+ * - MeasurementOnOff (tracer: events dropped) is an instant.
+ *
+ * Counting rule for tests: B/E slices = regions that are not instants
+ * (above) + one device slice per flow; instants = zero-length regions +
+ * MeasurementOnOff events. Slices still open at the end are closed at the
+ * last timestamp.
+ *
+ * The reader's files (convert_internal.h has what they share):
+ *   convert_read.c    this: error capture, the pass, tc_convert()
+ *   convert_defs.c    definitions, processes and tracks, opening locations
+ *   convert_events.c  the event callbacks, and the ordering invariant that
+ *                     lets an Enter wait for its location's next event
+ *                     without a queue */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <otf2/otf2.h>
+
+#include "convert_internal.h"
+
+#define TC_ANCHOR_NAME "traces.otf2"
+/* Events per OTF2_Reader_ReadGlobalEvents call: how often progress is looked at. */
+#define TC_BATCH 65536
+#define TC_PROGRESS_NS 500000000ull
+
+/* ---- OTF2 error capture, failure messages ------------------------------------ */
+
+/* OTF2 prints its errors to stderr unless told otherwise; keep the first
+ * one so the user sees a single `tracer:` line with the real reason. */
+static OTF2_ErrorCode tc_otf2_error(void *user, const char *file, uint64_t line, const char *function,
+                                    OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)file, (void)line, (void)function;
+    struct tc_state *st = user;
+    if (st && st->otf2_msg[0] == '\0') {
+        char msg[200] = "";
+        if (fmt)
+            vsnprintf(msg, sizeof msg, fmt, va);
+        /* The innermost failure of a file operation reads "POSIX: 'path'";
+         * the errno meaning is only in the code. */
+        if (strncmp(msg, "POSIX: ", 7) == 0)
+            snprintf(st->otf2_msg, sizeof st->otf2_msg, "%s: %s", msg + 7, OTF2_Error_GetDescription(code));
+        else
+            snprintf(st->otf2_msg, sizeof st->otf2_msg, "%s", msg[0] ? msg : OTF2_Error_GetDescription(code));
+    }
+    return code;
+}
+
+/* The one-line reason in @err. Running out of memory or a failed sink is
+ * the cause of whatever OTF2 then reported, so it is named first. */
+static void tc_fail(const struct tc_state *st, OTF2_ErrorCode code, const char *what, char *err, size_t errlen)
+{
+    if (st->oom)
+        snprintf(err, errlen, "out of memory");
+    else if (st->sink_failed)
+        snprintf(err, errlen, "cannot write the output%s%s", st->sink_errno ? ": " : "",
+                 st->sink_errno ? strerror(st->sink_errno) : "");
+    else if (st->otf2_msg[0])
+        snprintf(err, errlen, "%s: %s", what, st->otf2_msg);
+    else
+        snprintf(err, errlen, "%s: %s", what, OTF2_Error_GetDescription(code));
+}
+
+/* ---- the pass ---------------------------------------------------------------------------------- */
+
+static uint64_t tc_mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void tc_progress(const struct tc_state *st, uint64_t done)
+{
+    uint64_t total = st->total_events;
+    /* The Location definitions' event counts are the total; a writer that
+     * left them 0 gets a count without a percentage. */
+    if (total)
+        fprintf(stderr, "\rtracer: convert: %3u%% (%llu events)",
+                (unsigned)(done >= total ? 100 : done * 100 / total), (unsigned long long)done);
+    else
+        fprintf(stderr, "\rtracer: convert: %llu events", (unsigned long long)done);
+    fflush(stderr);
+}
+
+/* After the last event: what is held or open ends at the last timestamp. */
+static int tc_finish(struct tc_state *st)
+{
+    if (tc_release_all(st) != 0)
+        return -1;
+    while (st->xfers.n)
+        if (tc_xfer_end(st, st->xfers.n - 1, st->now) != 0)
+            return -1;
+    for (size_t i = 0; i < st->locs.n; i++)
+        if (tc_unwind(st, tc_loc_at(st, i), 0, st->now) != 0)
+            return -1;
+    return 0;
+}
+
+static OTF2_ErrorCode tc_read_events(OTF2_Reader *rd, struct tc_state *st, int progress)
+{
+    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(rd);
+    if (!ger)
+        return OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
+    if (!cb) {
+        OTF2_Reader_CloseGlobalEvtReader(rd, ger);
+        st->oom = true;
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    }
+    tc_set_event_callbacks(cb);
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, st);
+    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+    uint64_t last = progress ? tc_mono_ns() : 0;
+    if (progress)
+        tc_progress(st, 0);
+    while (rc == OTF2_SUCCESS) {
+        uint64_t n = 0;
+        rc = OTF2_Reader_ReadGlobalEvents(rd, ger, TC_BATCH, &n);
+        st->stats->events += n;
+        if (progress && tc_mono_ns() - last >= TC_PROGRESS_NS) {
+            tc_progress(st, st->stats->events);
+            last = tc_mono_ns();
+        }
+        if (n < TC_BATCH)
+            break;
+    }
+    if (progress) {
+        tc_progress(st, st->stats->events);
+        fputc('\n', stderr);
+    }
+    OTF2_Reader_CloseGlobalEvtReader(rd, ger);
+    return rc;
+}
+
+static int tc_read(OTF2_Reader *rd, struct tc_state *st, int progress, char *err, size_t errlen)
+{
+    OTF2_ErrorCode rc = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    if (rc != OTF2_SUCCESS) {
+        tc_fail(st, rc, "cannot set up the reader", err, errlen);
+        return -1;
+    }
+    if ((rc = tc_read_global_defs(rd, st)) != OTF2_SUCCESS) {
+        tc_fail(st, rc, "cannot read the definitions", err, errlen);
+        return -1;
+    }
+    if (tc_resolve_defs(st) != 0) {
+        st->oom = true;
+        tc_fail(st, rc, "", err, errlen);
+        return -1;
+    }
+    st->stats->locations = st->locs.n;
+    if (st->locs.n > 0 && (rc = tc_open_locations(rd, st)) != OTF2_SUCCESS) {
+        if (st->missing_defs != TC_NONE) {
+            const struct tc_loc *l = tc_loc_at(st, st->missing_defs);
+            snprintf(err, errlen, "the local definitions of location %llu ('%s') are missing, those of others "
+                     "are there: its id mappings and clock offsets would be lost",
+                     (unsigned long long)l->id, l->name);
+        } else {
+            tc_fail(st, rc, "cannot open the event files", err, errlen);
+        }
+        return -1;
+    }
+    /* The sink learns the layout only once the archive has opened, so a
+     * bad archive leaves nothing half-written behind. */
+    if (tc_sink_begin(st) != 0) {
+        tc_fail(st, rc, "", err, errlen);
+        return -1;
+    }
+    if (st->locs.n > 0) {
+        rc = tc_read_events(rd, st, progress);
+        OTF2_Reader_CloseEvtFiles(rd);
+        if (rc != OTF2_SUCCESS || st->oom || st->sink_failed) {
+            tc_fail(st, rc, "cannot read the events (a damaged or cut event file?)", err, errlen);
+            return -1;
+        }
+    }
+    if (tc_finish(st) != 0 || st->sink->end(st->sink) != 0) {
+        if (!st->sink_failed && !st->oom)
+            tc_sink_fail(st);
+        tc_fail(st, rc, "", err, errlen);
+        return -1;
+    }
+    return 0;
+}
+
+/* Accept the trace directory or the anchor file itself; say precisely which
+ * of the two is wrong because OTF2's own message for a bad path is vague. */
+static char *tc_anchor(const char *path, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return NULL;
+    }
+    char *anchor;
+    if (S_ISDIR(sb.st_mode)) {
+        size_t len = strlen(path);
+        while (len > 1 && path[len - 1] == '/')
+            len--;
+        if (asprintf(&anchor, "%.*s/%s", (int)len, path, TC_ANCHOR_NAME) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return NULL;
+        }
+        if (stat(anchor, &sb) != 0) {
+            snprintf(err, errlen, "no %s in this directory", TC_ANCHOR_NAME);
+            free(anchor);
+            return NULL;
+        }
+    } else if (!(anchor = strdup(path))) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
+        snprintf(err, errlen, "not an OTF2 archive (%s)",
+                 S_ISREG(sb.st_mode) ? "the anchor file is empty: a run that never wrote its trace?"
+                                     : "no regular anchor file");
+        free(anchor);
+        return NULL;
+    }
+    return anchor;
+}
+
+static void tc_state_free(struct tc_state *st)
+{
+    for (size_t i = 0; i < st->strings.n; i++)
+        free(((struct tc_string *)tc_vec_at(&st->strings, sizeof(struct tc_string), i))->s);
+    for (size_t i = 0; i < st->locs.n; i++) {
+        struct tc_loc *l = tc_loc_at(st, i);
+        free(l->stack);
+        free(l->held_args);
+    }
+    for (size_t i = 0; i < st->metrics.n; i++)
+        free(((struct tc_metric *)tc_vec_at(&st->metrics, sizeof(struct tc_metric), i))->members);
+    for (size_t i = 0; i < st->cgroups.n; i++)
+        free(((struct tc_cgroup *)tc_vec_at(&st->cgroups, sizeof(struct tc_cgroup), i))->members);
+    for (size_t i = 0; i < st->devices.n; i++) {
+        struct tc_device *d = tc_vec_at(&st->devices, sizeof *d, i);
+        free(d->label);
+        free(d->tracks);
+    }
+    struct tc_vec *vecs[] = { &st->strings, &st->regions, &st->attrs, &st->lgroups, &st->locs, &st->members,
+                              &st->metrics, &st->cgroups, &st->comms, &st->wins, &st->devices, &st->xfers };
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+        free(vecs[i]->v);
+    struct tc_index *ixs[] = { &st->ix_strings, &st->ix_regions, &st->ix_attrs, &st->ix_lgroups, &st->ix_locs,
+                               &st->ix_members, &st->ix_metrics, &st->ix_cgroups, &st->ix_comms, &st->ix_wins };
+    for (size_t i = 0; i < sizeof ixs / sizeof ixs[0]; i++)
+        free(ixs[i]->e);
+    free(st->counters.s);
+    free(st->procs);
+    free(st->held_list);
+    free(st->scratch);
+}
+
+int tc_convert(const char *path, tc_sink *sink, int progress, tc_stats *stats, char *err, size_t errlen)
+{
+    memset(stats, 0, sizeof *stats);
+    if (errlen)
+        err[0] = '\0';
+    char *anchor = tc_anchor(path, err, errlen);
+    if (!anchor)
+        return -1;
+    struct tc_state st = { .sink = sink, .stats = stats, .missing_defs = TC_NONE };
+    OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(tc_otf2_error, &st);
+    int ret = -1;
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd) {
+        snprintf(err, errlen, "not an OTF2 archive%s%s", st.otf2_msg[0] ? ": " : "", st.otf2_msg);
+    } else {
+        ret = tc_read(rd, &st, progress, err, errlen);
+        OTF2_Reader_Close(rd);
+    }
+    OTF2_Error_RegisterCallback(prev, NULL);
+    if (ret == 0 && st.clamped)
+        fprintf(stderr, "tracer: convert: %llu events were earlier than an event before them and were moved to its "
+                "time (the archive's clocks disagree)\n", (unsigned long long)st.clamped);
+    tc_state_free(&st);
+    free(anchor);
+    return ret;
+}

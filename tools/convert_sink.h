@@ -1,15 +1,24 @@
 /* convert_sink.h - what `tracer convert` hands an output format.
  *
- * convert_read.c reads an OTF2 archive (any writer's, not only tracer's)
- * through the OTF2 reader API, in timestamp order over all locations (OTF2's
- * global event reader, clock offsets applied by OTF2), and turns it into
- * the calls below; a format (perfetto_sink.c, json_sink.c) writes them out
- * as they come. Nothing is kept per event, so memory is bounded by the
- * definitions and the open slices, however large the archive.
+ * The reader (convert_read.c, with convert_defs.c and convert_events.c)
+ * reads an OTF2 archive (any writer's, not only tracer's) through the OTF2
+ * reader API, in timestamp order over all locations (OTF2's global event
+ * reader, clock offsets applied by OTF2), and turns it into the calls
+ * below; a format (perfetto_sink.c, json_sink.c) writes them out as they
+ * come. Nothing is kept per event, so memory is bounded by the definitions
+ * and the open slices, however large the archive.
  *
  * Times are nanoseconds since the archive's global offset (ClockProperties),
  * non-decreasing over the whole call sequence. Strings passed to a call are
- * valid only during the call. */
+ * valid only during the call. Every string the reader passes is valid UTF-8:
+ * it repairs the strings of the definitions once as it reads them
+ * (convert_utf8.h), so a format need not check per event; the names it
+ * builds from them are cut only at a character boundary.
+ *
+ * Who calls what: tc_convert() calls begin (once the archive has opened:
+ * a bad archive leaves nothing half-written) and end (once every event is
+ * read); the caller, who made the sink, calls free, whether tc_convert()
+ * succeeded or not. */
 #ifndef TR_TOOLS_CONVERT_SINK_H
 #define TR_TOOLS_CONVERT_SINK_H
 

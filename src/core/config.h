@@ -64,6 +64,7 @@ typedef struct tr_config {
     uint64_t buffer_size, max_memory, flush_interval_ns;
     int on_full; /* enum tr_on_full */
     int keep_journal;
+    int summary; /* TRACER_SUMMARY: the report of `tracer summary` on stderr at the end */
     int write_at_end;
     int clock_offsets; /* enum tr_clock_offsets */
 } tr_config;

@@ -18,6 +18,7 @@
 #include "job/mpi_world.h"
 #include "mpit/mpit_api.h"
 #include "session/session.h"
+#include "summary/summary.h"
 #include "writer/output_dir.h"
 #include "writer/writer.h"
 
@@ -134,6 +135,8 @@ static void write_job_archive(void)
                "unification %.1f, local definitions %.1f, global definitions %.1f",
                (unsigned long long)r.ranks, r.ranks == 1 ? "" : "s", job.dir, (unsigned long long)r.events,
                1e3 * t.total_s, 1e3 * t.events_s, 1e3 * t.unify_s, 1e3 * t.local_s, 1e3 * t.global_s);
+    if (job.rank == 0 && tr_cfg.summary)
+        tr_summary_report_fd(STDERR_FILENO, job.dir, job.dir);
 }
 
 void tr_job_before_finalize(void)

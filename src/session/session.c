@@ -19,6 +19,7 @@
 #include "journal/consumer.h"
 #include "journal/journal_write.h"
 #include "session/crash.h"
+#include "summary/summary.h"
 #include "writer/output_dir.h"
 #include "writer/writer.h"
 
@@ -192,6 +193,8 @@ static void session_end(uint64_t end_ticks)
             tr_log("%llu events were dropped because buffers were full (TRACER_ON_FULL=drop); the trace marks "
                    "where",
                    (unsigned long long)r.lost);
+        if (tr_cfg.summary) /* read back through the same path the archive was written to */
+            tr_summary_report_fd(STDERR_FILENO, apath, dir_path);
     }
     close(dir_fd);
     dir_fd = -1;
