@@ -19,10 +19,13 @@ Ground truth, per location of the archive (python3-otf2, events in file
 order per location; clock offsets applied by OTF2's reader), following the
 rules of tools/convert_read.c; "seen" events are those the converter reads
 (Enter, Leave, RmaPut/Get, RmaOpComplete*, Metric, MeasurementOnOff):
-  instant    an Enter whose next seen event on its location is the Leave of
-             the same region at the same timestamp (a zero-length region:
-             MPI_T event, link map, mark), with the Enter's attributes as
-             its arguments; a MeasurementOnOff ("measurement off"/"on")
+  instant    an Enter of an ARTIFICIAL region whose next seen event on its
+             location is the Leave of the same region at the same timestamp
+             (a zero-length region: MPI_T event, link map, mark, device
+             event), with the Enter's attributes as its arguments; a
+             MeasurementOnOff ("measurement off"/"on"). A zero-length
+             region of another role (a user region that took no time) is a
+             slice
   slice      every other Enter (named by the region's name or canonical
              name, the Enter's attributes among its arguments), ending at
              the Leave that closes it (or an enclosing one)
@@ -122,7 +125,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import otf2  # noqa: E402
-from otf2.enums import LocationGroupType  # noqa: E402
+from otf2.enums import LocationGroupType, RegionRole  # noqa: E402
 
 SANITIZED = bool(os.environ.get("TEST_SANITIZER_PRELOAD", "").strip())
 RSS_BOUND_KIB = 64 * 1024
@@ -315,7 +318,7 @@ class Truth:
                     held = None
                     rec = [h_ev.time, h_ev.region.name, h_ev.region.canonical_name, _attrs(h_ev), None]
                     if (isinstance(ev, otf2.events.Leave) and ev.region == h_ev.region
-                            and ev.time == h_ev.time):
+                            and ev.time == h_ev.time and h_ev.region.region_role == RegionRole.ARTIFICIAL):
                         rec[4] = ev.time
                         self.instants[key].append(rec)
                         if mpit:

@@ -78,12 +78,16 @@ static OTF2_CallbackCode tc_def_region(void *user, OTF2_RegionRef self, OTF2_Str
                                        OTF2_Paradigm paradigm, OTF2_RegionFlag flags, OTF2_StringRef file,
                                        uint32_t begin_line, uint32_t end_line)
 {
-    (void)canon, (void)desc, (void)role, (void)flags, (void)file, (void)begin_line, (void)end_line;
+    (void)canon, (void)desc, (void)flags, (void)file, (void)begin_line, (void)end_line;
     struct tc_state *st = user;
     TC_PUSH_OR_FAIL(st, regions, tc_region, r);
     r->id = self;
     r->name_ref = name;
     r->paradigm = paradigm;
+    /* A point in time by design (tracer's MPI_T events, link maps, marks,
+     * device events); a function that happened to take no time stays a
+     * slice, so slices per track are the archive's regions. */
+    r->point = role == OTF2_REGION_ROLE_ARTIFICIAL;
     return OTF2_CALLBACK_SUCCESS;
 }
 

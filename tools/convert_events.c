@@ -520,7 +520,7 @@ static OTF2_CallbackCode tc_evt_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
     const struct tc_region *r = TC_FIND(st, regions, tc_region, region);
     uint32_t rpos = r ? (uint32_t)(r - (struct tc_region *)st->regions.v) : TC_NONE;
     uint32_t track = (uint32_t)(l - (struct tc_loc *)st->locs.v);
-    if (l->held && l->held_region == rpos) {
+    if (l->held && l->held_region == rpos && r->point) {
         /* Held, so still at the Enter's time, nothing in between. */
         l->held = false;
         if (st->sink->instant(st->sink, track, ts, r->name, tc_category(l, r), l->held_args, l->held_nargs) != 0) {

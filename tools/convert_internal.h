@@ -42,6 +42,7 @@ struct tc_region {
     uint64_t id;
     uint32_t name_ref;
     OTF2_Paradigm paradigm;
+    bool point;              /* role ARTIFICIAL: zero length is an instant */
     const char *name;
     const char *category;
 };

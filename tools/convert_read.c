@@ -9,10 +9,11 @@
  * - Every location is a track, in definition order (track id = position of
  *   its Location definition); "MPI_T source ..." locations are MPI_T tracks.
  * - Enter/Leave are slices; the Enter's attributes are the args (a Leave's,
- *   such as tracer's `incomplete`, have no place in the sink interface). A
- *   region entered and left at one timestamp with no other converted event
- *   (Enter, Leave, RMA, Metric, MeasurementOnOff) of its location in
- *   between (tracer's MPI_T events, link maps, marks) is an instant.
+ *   such as tracer's `incomplete`, have no place in the sink interface). An
+ *   ARTIFICIAL region entered and left at one timestamp with no other
+ *   converted event (Enter, Leave, RMA, Metric, MeasurementOnOff) of its
+ *   location in between (tracer's MPI_T events, link maps, marks, device
+ *   events) is an instant; any other region is a slice, even of no length.
  * - A transfer: an Enter directly followed on its location by an RmaPut or
  *   RmaGet whose window leads to a device (RmaWin -> Comm -> Group ->
  *   location of an ACCELERATOR group, docs/trace-model.md "RMA windows") is
@@ -24,8 +25,8 @@
  * - MeasurementOnOff (tracer: events dropped) is an instant.
  *
  * Counting rule for tests: B/E slices = regions that are not instants
- * (above) + one device slice per flow; instants = zero-length regions +
- * MeasurementOnOff events. Slices still open at the end are closed at the
+ * (above) + one device slice per flow; instants = zero-length ARTIFICIAL
+ * regions + MeasurementOnOff events. Slices still open at the end are closed at the
  * last timestamp.
  *
  * The reader's files (convert_internal.h has what they share):
