@@ -13,6 +13,11 @@ Archives (each made here, by a real traced run):
            metric)
   user     many_events.c, 2 threads x 3000 iterations, a mark every 7:
            nested user regions and marks
+  foreign  an archive written by python3-otf2's writer (another tool's,
+           not tracer's): microsecond clock, two processes of two
+           threads, nested functions, a zero-length function (a slice),
+           an ARTIFICIAL zero-length region with attributes (an instant),
+           an MPI barrier, a metric
 Each part is skipped, with a NOTE, where this build lacks its program.
 
 Ground truth, per location of the archive (python3-otf2, events in file
@@ -298,6 +303,7 @@ class Truth:
         per_loc = collections.OrderedDict()
         with otf2.reader.open(anchor) as tr:
             self.global_offset = tr.definitions.clock_properties.global_offset
+            resolution = tr.definitions.clock_properties.timer_resolution
             for loc in tr.definitions.locations:
                 per_loc[loc] = []
             for loc, ev in tr.events:
@@ -375,6 +381,23 @@ class Truth:
             if held is not None:
                 self.slices[key].append([held.time, held.region.name, held.region.canonical_name, _attrs(held),
                                          None])
+        if resolution != 10 ** 9:
+            self._to_ns(resolution)
+
+    def _to_ns(self, resolution):
+        """Archive ticks -> ns, as the converter must scale them (exactly,
+        for the whole-microsecond or -millisecond clocks of other tools)."""
+        def ns(t):
+            return None if t is None else t * 10 ** 9 // resolution
+        self.global_offset = ns(self.global_offset)
+        for table in (self.slices, self.instants):
+            for recs in table.values():
+                for r in recs:
+                    r[0], r[4] = ns(r[0]), ns(r[4])
+        for x in self.transfers:
+            x[2], x[9], x[10] = ns(x[2]), ns(x[9]), ns(x[10])
+        for k, series in self.counters.items():
+            self.counters[k] = [(ns(t), v) for t, v in series]
 
     @staticmethod
     def _device(ev, proc):
@@ -982,7 +1005,53 @@ def make_archives(c, tmp):
         done("mpit", h.run([mpit, "main", "5"], tmp, traced=False, output=d, extra_env=env), 5, d)
     else:
         c.note("no MPI_T test double or mpit_events: the MPI_T archive is not made")
+    d = os.path.join(tmp, "foreign")
+    out.append(("foreign", write_foreign(d)))
     return out, user_stdout
+
+
+def write_foreign(d):
+    """An archive tracer did not write (python3-otf2's writer, as another
+    tool's would be): a microsecond clock with a global offset, two
+    processes of two threads, nested FUNCTION regions (one of them taking no
+    time: a slice, not an instant), an ARTIFICIAL zero-length region with a
+    string and a double attribute (an instant), an MPI region, a metric.
+    Returns its anchor."""
+    from otf2.enums import LocationType, Paradigm, RegionRole, Type
+    with otf2.writer.open(d, timer_resolution=1000000) as trace:
+        root = trace.definitions.system_tree_node("cluster")
+        regions = {
+            "main": trace.definitions.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER),
+            "solve": trace.definitions.region("solve", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER),
+            "nothing": trace.definitions.region("nothing", region_role=RegionRole.FUNCTION,
+                                                paradigm=Paradigm.USER),
+            "MPI_Barrier": trace.definitions.region("MPI_Barrier", region_role=RegionRole.BARRIER,
+                                                    paradigm=Paradigm.MPI),
+            "phase": trace.definitions.region("phase", region_role=RegionRole.ARTIFICIAL, paradigm=Paradigm.USER),
+        }
+        what = trace.definitions.attribute("what", "a string", Type.STRING)
+        load = trace.definitions.attribute("load", "a double", Type.DOUBLE)
+        metric = trace.definitions.metric("flops", unit="flop/s")
+        t0 = 1000000
+        for p in range(2):
+            group = trace.definitions.location_group("foreign process %d" % p, system_tree_parent=root)
+            for k in range(2):
+                loc = trace.definitions.location("thread %d" % k, group=group, type=LocationType.CPU_THREAD)
+                w = trace.event_writer_from_location(loc)
+                t = t0 + 10 * p + k
+                w.enter(t, regions["main"])
+                for i in range(3 + p + k):
+                    w.enter(t + 100 * i + 1, regions["solve"])
+                    w.enter(t + 100 * i + 2, regions["nothing"])
+                    w.leave(t + 100 * i + 2, regions["nothing"])
+                    w.enter(t + 100 * i + 3, regions["phase"], attributes={what: "step %d" % i, load: 0.5 * i})
+                    w.leave(t + 100 * i + 3, regions["phase"])
+                    w.metric(t + 100 * i + 4, metric, float(i * 1000 + k))
+                    w.leave(t + 100 * i + 50, regions["solve"])
+                w.enter(t + 900, regions["MPI_Barrier"])
+                w.leave(t + 950, regions["MPI_Barrier"])
+                w.leave(t + 1000, regions["main"])
+    return os.path.join(d, "traces.otf2")
 
 
 def check_archive(c, tmp, label, anchor, proto):
