@@ -19,6 +19,9 @@
 #      MPI_T provider test double): ns per event over a no-op callback
 #   7. `tracer convert` of a 10M-event archive to Perfetto and to JSON
 #      (bench/convert_throughput.sh): events/s and peak RSS of the converter
+#   8. host OpenMP states (bench/omp_states_overhead.sh): ns per fine-grained
+#      parallel region untraced, with a no-op OMPT tool, and with tracer's
+#      host states off and on
 # Takes about 1 minute on a 2-core VM; needs about 3 GB of memory (the OTF2
 # conversion of 20M events, see the table) and 1 GB in $TMPDIR (step 7:
 # about 1.5 GB more, while it runs).
@@ -243,6 +246,24 @@ if RUNS=1 CONVERT_BENCH_KV=$tmp/convert.kv "$root/bench/convert_throughput.sh" "
 else
   row "tracer convert" "10M events" "FAILED: $(tail -1 "$tmp/convert.err")"
   failed=1
+fi
+
+# --- 8. host OpenMP states ---------------------------------------------------------------
+say "8 host OpenMP states overhead on fine-grained parallel loops (bench/omp_states_overhead.sh)"
+if [[ -x $bench/omp_states_overhead ]]; then
+  if RUNS=3 OMP_STATES_BENCH_KV=$tmp/omp_states.kv "$root/bench/omp_states_overhead.sh" "$build" \
+    >"$tmp/omp_states.table" 2>"$tmp/omp_states.err"; then
+    while read -r line; do
+      [[ $(kv config "$line") == untraced ]] && continue
+      row "host OpenMP states, $(kv pattern "$line")" "$(kv config "$line") (100000 regions, min of 3 runs)" \
+        "$(kv ns_per_region "$line") ns/region: $(kv overhead_ns "$line") ns ($(kv overhead_pct "$line")%) over untraced, $(kv vs_noop_ns "$line") ns over a no-op OMPT tool"
+    done <"$tmp/omp_states.kv"
+  else
+    row "host OpenMP states" "100000 regions" "FAILED: $(tail -1 "$tmp/omp_states.err")"
+    failed=1
+  fi
+else
+  row "host OpenMP states" "-" "skipped: $bench/omp_states_overhead not built (no clang-19)"
 fi
 
 # --- the table ----------------------------------------------------------------------

@@ -48,6 +48,26 @@ report printed before (whose numbers test_cli checks).
              its outermost duration once (inclusive = exclusive = that
              duration); work: exclusive = inclusive - its 4 leaves; open,
              never ended, lasts to the end of the trace (incomplete 1).
+  omp_synthetic  host OpenMP states (issue 9) in an archive written here with
+             python3-otf2: two ranks, rank 0 with OMP work / OMP wait metrics
+             (last values deliberately not its regions' count), rank 1 without
+             (work and wait from the regions), nested parallel regions, a wait
+             in a wait, a wait outside parallel regions, a user region called
+             "parallel": threads and parallel regions (teams, threads, work,
+             wait per thread) = hand-computed numbers = omp_truth (the Python
+             reader); totals = sums over threads; wait % and imbalance = their
+             formulas; the text's OpenMP lines = the JSON, right before the
+             regions; --top 1 cuts the parallel regions.
+  omp_program  programs/summary_omp.c (4 threads; region "heavy": thread 0
+             works 3x as long, 3 teams; region "even": 2 teams; run with
+             OMP_WAIT_POLICY=passive), traced with TRACER_SUMMARY=1: per thread work and wait = the last OMP work /
+             OMP wait values in the archive; per parallel region and thread =
+             omp_truth; teams and threads = the program's; in "heavy" the
+             thread with the most work has the least wait, at least 1.5x the
+             next one's work, the others wait; imbalance >= 1.4 (3:1:1:1 is
+             2) and above "even"'s; the thread with the most OMP work and the
+             least OMP wait is that thread; OMP work = its regions' work (1 %);
+             text = JSON; the end-of-run report = `tracer summary`.
 Parts whose programs are not built are skipped with a note; the test is
 skipped (exit 77) only when nothing could run.
 """
@@ -62,6 +82,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import harness as h  # noqa: E402
 import extra as x    # noqa: E402
 import summary_truth as st  # noqa: E402
+import otf2  # noqa: E402 - python3-otf2's writer (omp_synthetic)
 
 N, M, D = 1000 * 8, 256 * 8, 64 * 8          # programs/basic.c, bytes
 BASIC_STDOUT = "basic: sum(b)=999000 sum(c)=97920 b[10]=20 c[10]=30\n"
@@ -434,6 +455,512 @@ def case_job(c, tmp):
     return None
 
 
+# ---- host OpenMP states: work against wait (issue 9; parts omp_synthetic, omp_program) ----
+
+OMP_WAITS = {"<OMP-implicit_barrier>", "<OMP-explicit_barrier>", "<OMP-taskwait>", "<OMP-taskgroup>",
+             "<OMP-lock_wait>", "<OMP-critical_section_wait>", "<OMP-ordered_section_wait>", "<OMP-atomic_wait>"}
+
+
+def _group_order(group):
+    m = re.fullmatch(r"rank (\d+)", group.name or "")
+    return (0, int(m.group(1))) if m else (1, group._ref)
+
+
+def omp_truth(t):
+    """What the report's "omp" must hold, from the events (Python reader): per
+    host thread the last OMP work / OMP wait metric values (source "metrics"
+    when it has both) or else its regions' (wait: the outermost waiting
+    states; work: the outermost parallel regions minus the waits inside);
+    per parallel region (role PARALLEL, canonical "parallel", by display
+    name) and thread: Enter count, outermost instances' time minus the waits
+    inside. Teams: Enters just after a Leave of <OMP-overhead> on the thread,
+    at least the most Enters on one thread. None when there are no host
+    OpenMP states. Without wait_percent and imbalance (see omp_ratios)."""
+    from otf2.enums import RegionRole
+    threads, per_region, teams = [], {}, {}
+    nonzero = seen_any = False
+    locs = [loc for loc in t.locations if st.location_kind(loc) == "host thread"]
+    locs.sort(key=lambda loc: (_group_order(loc.group), loc._ref))
+    for loc in locs:
+        evs = t.events.get(loc, [])
+        last = max((ev.time for ev in evs), default=0)
+        stack = []   # [key, enter, wait inside, omp kind, nested, region]
+        metric = {}
+        state = {"seen": False, "after_overhead": False, "par_open": 0, "work": 0, "wait": 0}
+
+        def kind_of(region):
+            name, canon = st.region_key(region)
+            if canon == "parallel" and region.region_role == RegionRole.PARALLEL:
+                return "parallel"
+            if canon in OMP_WAITS:
+                return "wait"
+            if canon == "<OMP-overhead>":
+                return "overhead"
+            return None
+
+        def close(time):
+            key, enter, wait_in, kind, nested, _ = stack.pop()
+            incl = max(time - enter, 0)
+            passed = incl if kind == "wait" else wait_in
+            if stack:
+                stack[-1][2] += passed
+            else:
+                state["wait"] += passed
+            if kind == "parallel":
+                w = min(wait_in, incl)
+                state["par_open"] -= 1
+                if state["par_open"] == 0:
+                    state["work"] += incl - w
+                if not nested:
+                    e = per_region[key[0]][loc]
+                    e[1] += incl - w
+                    e[2] += w
+            state["after_overhead"] = kind == "overhead"
+
+        for ev in evs:
+            cls = ev.__class__.__name__
+            if cls == "Enter":
+                kind = kind_of(ev.region)
+                key = st.region_key(ev.region)
+                nested = any(f[0] == key for f in stack)
+                if kind in ("parallel", "wait"):
+                    state["seen"] = True
+                if kind == "parallel":
+                    state["par_open"] += 1
+                    if state["after_overhead"]:
+                        teams[key[0]] = teams.get(key[0], 0) + 1
+                    per_region.setdefault(key[0], {}).setdefault(loc, [0, 0, 0])[0] += 1
+                state["after_overhead"] = False
+                stack.append([key, ev.time, 0, kind, nested, ev.region])
+            elif cls == "Leave":
+                # a Leave closes its region's innermost open instance and what is above it
+                idx = None
+                for i in range(len(stack) - 1, -1, -1):
+                    if stack[i][5] is ev.region:
+                        idx = i
+                        break
+                if idx is not None:
+                    while len(stack) > idx:
+                        close(ev.time)
+            elif cls == "Metric":
+                mc = ev.metric
+                members = mc.members if hasattr(mc, "members") else mc.metric_class.members
+                for m, v in zip(members, ev.values):
+                    if m.name in ("OMP work", "OMP wait"):
+                        metric[m.name] = int(v)
+                        nonzero = nonzero or int(v) > 0
+        while stack:
+            close(last)
+        if not (state["seen"] or metric):
+            continue
+        seen_any = seen_any or state["seen"]
+        both = "OMP work" in metric and "OMP wait" in metric
+        threads.append({"location": loc.name, "process": loc.group.name,
+                        "work_ns": metric["OMP work"] if both else state["work"],
+                        "wait_ns": metric["OMP wait"] if both else state["wait"],
+                        "source": "metrics" if both else "regions"})
+    if not (nonzero or seen_any) or not threads:
+        return None
+    index = {(th["process"], th["location"]): i for i, th in enumerate(threads)}
+    regions = []
+    for name, by_loc in per_region.items():
+        rows = sorted(by_loc.items(), key=lambda kv: index[(kv[0].group.name, kv[0].name)])
+        per = [{"location": loc.name, "process": loc.group.name, "instances": e[0], "work_ns": e[1],
+                "wait_ns": e[2]} for loc, e in rows]
+        regions.append({"name": name, "instances": max([teams.get(name, 0)] + [p["instances"] for p in per]),
+                        "threads": len(per), "work_ns": sum(p["work_ns"] for p in per),
+                        "wait_ns": sum(p["wait_ns"] for p in per), "per_thread": per})
+    regions.sort(key=lambda r: (-(r["work_ns"] + r["wait_ns"]), r["name"]))
+    return {"threads": threads, "parallel_regions": regions}
+
+
+def omp_ratios(work, wait, per_thread=None):
+    """(wait %, imbalance) as the report computes them; None where undefined."""
+    pct = wait * 100.0 / (work + wait) if work + wait else None
+    imb = None
+    if per_thread is not None and work and per_thread:
+        imb = max(p["work_ns"] for p in per_thread) / (work / len(per_thread))
+    return pct, imb
+
+
+def omp_without_ratios(omp):
+    """OMP (the report's "omp") without wait_percent and imbalance."""
+    if omp is None:
+        return None
+    return {"threads": [{k: v for k, v in th.items() if k != "wait_percent"} for th in omp["threads"]],
+            "parallel_regions": [{k: v for k, v in r.items() if k not in ("wait_percent", "imbalance")}
+                                 for r in omp["parallel_regions"]]}
+
+
+def omp_text(js, top=10):
+    """The text's OpenMP lines, from the --json report."""
+    omp = js["omp"]
+    ths = omp["threads"]
+    with_process = js["processes"] > 1 or any(th["process"].startswith("rank ") for th in ths)
+
+    def label(th):
+        return (th["process"] + " " if with_process else "") + th["location"]
+
+    def pct(v):
+        return " %7s" % "-" if v is None else " %6.1f%%" % v
+
+    n_metrics = sum(th["source"] == "metrics" for th in ths)
+    src = ("the OMP work / OMP wait metrics" if n_metrics == len(ths) else
+           "from the regions: no OMP work / OMP wait metrics" if not n_metrics else
+           "the OMP work / OMP wait metrics; * from the regions")
+    lines = ["OpenMP work and wait per host thread: %d thread%s (%s), wait %% = wait / (work + wait):"
+             % (len(ths), "" if len(ths) == 1 else "s", src),
+             "  %14s %14s %8s  %s" % ("work us", "wait us", "wait %", "thread")]
+    for th in ths[:64]:
+        lines.append("  %14s %14s%s%s%s" % (st.us(th["work_ns"]), st.us(th["wait_ns"]),
+                                            pct(omp_ratios(th["work_ns"], th["wait_ns"])[0]),
+                                            "  * " if n_metrics and th["source"] != "metrics" else "  ",
+                                            label(th)))
+    if len(ths) > 64:
+        lines.append("  ... %d more" % (len(ths) - 64))
+    if len(ths) > 1:
+        work, wait = sum(th["work_ns"] for th in ths), sum(th["wait_ns"] for th in ths)
+        lines.append("  %14s %14s%s  all threads" % (st.us(work), st.us(wait), pct(omp_ratios(work, wait)[0])))
+    regs = omp["parallel_regions"]
+    if regs:
+        shown = len(regs) if top == 0 or top >= len(regs) else top
+        lines.append("OpenMP parallel regions: %d, %sby work + wait; imbalance = the largest work of a thread / "
+                     "the mean work of its threads (1.00 = balanced):"
+                     % (len(regs), "top %d " % shown if shown < len(regs) else ""))
+        lines.append("  %9s %7s %14s %14s %8s %9s  %s" % ("instances", "threads", "work us", "wait us", "wait %",
+                                                           "imbalance", "region"))
+        for r in regs[:shown]:
+            p, imb = omp_ratios(r["work_ns"], r["wait_ns"], r["per_thread"])
+            lines.append("  %9d %7d %14s %14s%s %9s  %s" % (r["instances"], r["threads"], st.us(r["work_ns"]),
+                                                           st.us(r["wait_ns"]), pct(p),
+                                                           "-" if imb is None else "%.2f" % imb, r["name"]))
+        if shown < len(regs):
+            lines.append("  ... %d more" % (len(regs) - shown))
+    return lines
+
+
+def check_omp_report(c, what, d, text, js, top=10):
+    """The report's OpenMP part equals omp_truth of the archive; ratios and
+    totals agree with the numbers; the text says what the JSON says, just
+    before the regions. Returns the JSON's "omp" or None."""
+    truth = omp_truth(h.Trace(os.path.join(d, "traces.otf2")))
+    omp = js.get("omp")
+    if not c.check(truth is not None, "%s: the archive holds no host OpenMP states" % what) or \
+       not c.check(omp is not None, "%s: no 'omp' in the JSON report" % what):
+        return None
+    c.equal(omp_without_ratios(omp), truth, "%s: json omp vs the Python reader" % what)
+    for th in omp["threads"]:
+        want = omp_ratios(th["work_ns"], th["wait_ns"])[0]
+        c.check((want is None and th["wait_percent"] is None) or
+                (want is not None and abs(th["wait_percent"] - want) <= 5e-5),
+                "%s: %s %s wait_percent %r, want %r" % (what, th["process"], th["location"], th["wait_percent"],
+                                                        want))
+    for r in omp["parallel_regions"]:
+        c.equal((r["work_ns"], r["wait_ns"], r["threads"]),
+                (sum(p["work_ns"] for p in r["per_thread"]), sum(p["wait_ns"] for p in r["per_thread"]),
+                 len(r["per_thread"])), "%s: %s totals = sums over its threads" % (what, r["name"]))
+        pct, imb = omp_ratios(r["work_ns"], r["wait_ns"], r["per_thread"])
+        for key, want in (("wait_percent", pct), ("imbalance", imb)):
+            c.check((want is None and r[key] is None) or (want is not None and abs(r[key] - want) <= 5e-5),
+                    "%s: %s %s %r, want %r" % (what, r["name"], key, r[key], want))
+    lines = text.splitlines()
+    want = omp_text(js, top)
+    start = [i for i, l in enumerate(lines) if l.startswith("OpenMP work and wait per host thread:")]
+    if c.equal(len(start), 1, "%s: text OpenMP section lines" % what):
+        got = lines[start[0]:start[0] + len(want)]
+        c.equal(got, want, "%s: the text's OpenMP lines vs --json" % what)
+        after = lines[start[0] + len(want):start[0] + len(want) + 1]
+        c.check(after and after[0].startswith("regions on "), "%s: the OpenMP lines are not right before the "
+                "regions: %r" % (what, after))
+        c.check(start[0] >= OLD_LINES, "%s: OpenMP lines inside the report's first lines" % what)
+    return omp
+
+
+# The synthetic archive: per rank, per thread, trees of (region, enter, leave,
+# children); regions by short name (OMP_SYNTH_REGIONS).
+OMP_SYNTH = {
+    "rank 0": {
+        "host thread 0": [
+            ("main", 0, 10000, [
+                ("overhead", 100, 110, []),
+                ("A", 110, 1110, [("ibar", 1100, 1110, [])]),
+                ("overhead", 1110, 1120, []),
+                ("lock", 1500, 1600, []),                       # a wait outside any parallel region
+                ("overhead", 2000, 2010, []),
+                ("A", 2010, 2510, [("ibar", 2500, 2510, [])]),
+                ("overhead", 2510, 2520, []),
+                ("overhead", 3000, 3010, []),
+                ("B", 3010, 4010, [("loop", 3010, 3800, [("lock", 3200, 3300, [])]),
+                                   ("ebar", 3800, 3900, []), ("ibar", 3950, 4010, [])]),
+                ("overhead", 4010, 4020, []),
+            ])],
+        "host thread 1": [
+            ("idle", 0, 110, []),
+            ("A", 110, 1110, [("ibar", 410, 1110, [])]),
+            ("idle", 1110, 2010, []),
+            ("A", 2010, 2510, [("ibar", 2110, 2510, [])]),
+            ("idle", 2510, 3010, []),
+            ("B", 3010, 4010, [("ebar", 3300, 3900, []), ("ibar", 3950, 4010, [])]),
+        ],
+        "host thread 2": [
+            ("A", 110, 1110, [("ibar", 400, 1110, [])]),
+            ("A", 2010, 2510, [("ibar", 2100, 2510, [])]),
+        ],
+    },
+    "rank 1": {
+        "host thread 0": [
+            ("overhead", 100, 110, []),
+            ("B", 110, 1110, [
+                ("overhead", 200, 210, []),
+                ("C", 210, 600, [("ibar", 500, 600, [])]),      # nested parallel, a team of one
+                ("overhead", 600, 610, []),
+                ("taskwait", 1000, 1110, [("lock", 1020, 1030, [])]),  # a wait inside a wait counts once
+            ]),
+            ("overhead", 1110, 1120, []),
+        ],
+        "host thread 1": [
+            ("B", 110, 1110, [("ibar", 300, 1110, [])]),
+            ("user parallel", 1200, 1300, []),                  # role FUNCTION: not OpenMP
+        ],
+    },
+}
+# rank 0's metrics (running totals at each parallel region's end; the last
+# ones differ from its regions' count: 2220 work, 380 wait on thread 0)
+OMP_SYNTH_METRICS = {
+    ("rank 0", "host thread 0"): [(1110, 990, 10), (2510, 1480, 20), (4010, 2220, 380), (9000, 2227, 383)],
+    ("rank 0", "host thread 1"): [(1110, 300, 700), (2510, 400, 1100), (4010, 740, 1760)],
+    ("rank 0", "host thread 2"): [(1110, 290, 710), (2510, 380, 1120)],
+}
+
+
+def _synth_threads():
+    return [("rank 0", "host thread 0", 2227, 383, "metrics"), ("rank 0", "host thread 1", 740, 1760, "metrics"),
+            ("rank 0", "host thread 2", 380, 1120, "metrics"), ("rank 1", "host thread 0", 790, 210, "regions"),
+            ("rank 1", "host thread 1", 190, 810, "regions")]
+
+
+# hand-computed: name -> (instances, [(process, location, instances, work, wait)])
+OMP_SYNTH_WANT = {
+    "parallel (synth.c:10)": (2, [("rank 0", "host thread 0", 2, 1480, 20), ("rank 0", "host thread 1", 2, 400, 1100),
+                                  ("rank 0", "host thread 2", 2, 380, 1120)]),
+    "parallel (synth.c:20)": (2, [("rank 0", "host thread 0", 1, 740, 260), ("rank 0", "host thread 1", 1, 340, 660),
+                                  ("rank 1", "host thread 0", 1, 790, 210), ("rank 1", "host thread 1", 1, 190, 810)]),
+    "parallel (synth.c:30)": (1, [("rank 1", "host thread 0", 1, 290, 100)]),
+}
+
+
+def write_omp_synthetic(d):
+    from otf2.enums import LocationType, Paradigm, RegionRole, MetricMode, Type
+    with otf2.writer.open(d, timer_resolution=1000000000) as trace:
+        defs = trace.definitions
+        root = defs.system_tree_node("node")
+
+        def region(name, canon, role, paradigm=Paradigm.OPENMP):
+            return defs.region(name, canonical_name=canon, region_role=role, paradigm=paradigm)
+        regions = {
+            "main": region("main", "main", RegionRole.FUNCTION, Paradigm.USER),
+            "user parallel": region("parallel", "parallel", RegionRole.FUNCTION, Paradigm.USER),
+            "A": region("parallel (synth.c:10)", "parallel", RegionRole.PARALLEL),
+            "B": region("parallel (synth.c:20)", "parallel", RegionRole.PARALLEL),
+            "C": region("parallel (synth.c:30)", "parallel", RegionRole.PARALLEL),
+            "loop": region("loop (synth.c:21)", "loop", RegionRole.LOOP),
+            "ibar": region("<OMP-implicit_barrier>", "<OMP-implicit_barrier>", RegionRole.IMPLICIT_BARRIER),
+            "ebar": region("<OMP-explicit_barrier>", "<OMP-explicit_barrier>", RegionRole.BARRIER),
+            "lock": region("<OMP-lock_wait>", "<OMP-lock_wait>", RegionRole.ARTIFICIAL),
+            "taskwait": region("<OMP-taskwait>", "<OMP-taskwait>", RegionRole.TASK_WAIT),
+            "overhead": region("<OMP-overhead>", "<OMP-overhead>", RegionRole.ARTIFICIAL),
+            "idle": region("<OMP-idle>", "<OMP-idle>", RegionRole.ARTIFICIAL),
+        }
+        work = defs.metric_class([defs.metric_member("OMP work", "time doing the program's work",
+                                                     metric_mode=MetricMode.ACCUMULATED_START,
+                                                     value_type=Type.UINT64, unit="ns")])
+        wait = defs.metric_class([defs.metric_member("OMP wait", "time waiting in the OpenMP runtime",
+                                                     metric_mode=MetricMode.ACCUMULATED_START,
+                                                     value_type=Type.UINT64, unit="ns")])
+        for rank, threads in OMP_SYNTH.items():
+            group = defs.location_group(rank, system_tree_parent=root)
+            for tname, trees in threads.items():
+                loc = defs.location(tname, group=group, type=LocationType.CPU_THREAD)
+                w = trace.event_writer_from_location(loc)
+                evs = []
+
+                def walk(node):
+                    name, a, b, kids = node
+                    evs.append((a, 0, len(evs), "enter", name))
+                    for k in kids:
+                        walk(k)
+                    evs.append((b, 0, len(evs), "leave", name))
+                for tr in trees:
+                    walk(tr)
+                for tm, vw, vt in OMP_SYNTH_METRICS.get((rank, tname), []):
+                    evs.append((tm, 1, len(evs), "metric", (vw, vt)))
+                for tm, _, _, kind, arg in sorted(evs):
+                    if kind == "enter":
+                        w.enter(tm, regions[arg])
+                    elif kind == "leave":
+                        w.leave(tm, regions[arg])
+                    else:
+                        w.metric(tm, work, arg[0])
+                        w.metric(tm, wait, arg[1])
+    return d
+
+
+def case_omp_synthetic(c, tmp):
+    d = write_omp_synthetic(os.path.join(tmp, "omp_synthetic"))
+    what = "omp_synthetic"
+    text, js = report(c, what, d, tmp)
+    if js is None:
+        return
+    check_against_python(c, what, d, text, js)
+    omp = check_omp_report(c, what, d, text, js)
+    if omp is None:
+        return
+    c.equal([(th["process"], th["location"], th["work_ns"], th["wait_ns"], th["source"]) for th in omp["threads"]],
+            _synth_threads(), "%s: threads (hand-computed)" % what)
+    got = {r["name"]: (r["instances"], [(p["process"], p["location"], p["instances"], p["work_ns"], p["wait_ns"])
+                                        for p in r["per_thread"]]) for r in omp["parallel_regions"]}
+    c.equal(got, OMP_SYNTH_WANT, "%s: parallel regions (hand-computed)" % what)
+    c.equal([r["name"] for r in omp["parallel_regions"]],
+            ["parallel (synth.c:10)", "parallel (synth.c:20)", "parallel (synth.c:30)"],
+            "%s: parallel regions by work + wait" % what)
+    lines = text.splitlines()
+    for want in ("          2       3          2.260          2.240   49.8%      1.96  parallel (synth.c:10)",
+                 "           2.227          0.383   14.7%  rank 0 host thread 0",
+                 "           0.790          0.210   21.0%  * rank 1 host thread 0"):
+        c.check(want in lines, "%s: text line %r missing: %r" % (what, want, lines))
+    # --top 1: one parallel region and "... 2 more"
+    rc, t1, err = cli(["summary", "--top", "1", d], tmp)
+    c.equal((rc, err), (0, ""), "%s --top 1: exit status, stderr" % what)
+    check_omp_report(c, what + " --top 1", d, t1, js, top=1)
+    c.check("  ... 2 more" in t1.splitlines(), "%s --top 1: no '... 2 more'" % what)
+    # OMP work / OMP wait of 0 and no parallel region or wait: no OpenMP part
+    d0 = os.path.join(tmp, "omp_zero")
+    from otf2.enums import LocationType, MetricMode, Type
+    with otf2.writer.open(d0, timer_resolution=1000000000) as trace:
+        defs = trace.definitions
+        main = defs.region("main")
+        mc = defs.metric_class([defs.metric_member(n, metric_mode=MetricMode.ACCUMULATED_START,
+                                                   value_type=Type.UINT64, unit="ns")
+                                for n in ("OMP work", "OMP wait")])
+        group = defs.location_group("process 1", system_tree_parent=defs.system_tree_node("node"))
+        w = trace.event_writer_from_location(defs.location("host thread 0", group=group,
+                                                           type=LocationType.CPU_THREAD))
+        w.enter(10, main)
+        w.metric(20, mc, [0, 0])
+        w.leave(30, main)
+    text0, js0 = report(c, "omp_zero", d0, tmp)
+    if js0 is not None:
+        c.check("omp" not in js0, "omp_zero: 'omp' in the JSON report")
+        c.check("OpenMP" not in text0, "omp_zero: OpenMP lines in the text: %r" % text0)
+    return None
+
+
+def case_omp_program(c, tmp):
+    prog = os.environ.get("TEST_SUMMARY_OMP_BIN")
+    if not prog:
+        return "TEST_SUMMARY_OMP_BIN not set (no clang for OpenMP): part omp_program not run"
+    if x.runtime_deaf(prog, tmp):
+        return "the OpenMP runtime delivers no OMPT callbacks with the sanitizer runtimes: part omp_program not run"
+    passive = {"OMP_WAIT_POLICY": "passive"}  # waiting threads leave the cores to the working ones
+    rc0, out0, err0 = x.run([prog], tmp, extra=passive)
+    m = {k: re.search(r"^summary_omp: %s line (\d+) teams (\d+) threads (\d+) work (\d+) (\d+)$" % k, out0, re.M)
+         for k in ("heavy", "even")}
+    if not c.check(rc0 == 0 and all(m.values()) and out0.endswith("summary_omp: rc=0\n"),
+                   "summary_omp untraced: exit status %r, stdout %r, stderr %r" % (rc0, out0, err0[-500:])):
+        return None
+    want = {k: tuple(int(v) for v in mm.groups()) for k, mm in m.items()}
+    d = os.path.join(tmp, "omp")
+    rc, out, err = x.run([prog], tmp, preload=True, extra=dict(passive, TRACER_OUTPUT=d, TRACER_SUMMARY="1"))
+    what = "summary_omp"
+    c.equal((rc, out), (rc0, out0), "%s TRACER_SUMMARY=1: exit status, stdout" % what)
+    x.check_no_sanitizer(c, err, what)
+    check_end_report(c, "%s TRACER_SUMMARY=1" % what, err, d, tmp)
+    text, js = report(c, what, d, tmp)
+    if js is None:
+        return None
+    check_against_python(c, what, d, text, js)
+    omp = check_omp_report(c, what, d, text, js)
+    if omp is None:
+        return None
+    # per thread: the last OMP work / OMP wait values of the archive
+    t = h.Trace(os.path.join(d, "traces.otf2"))
+    last = {}
+    for loc, evs in t.events.items():
+        for ev in evs:
+            if ev.__class__.__name__ != "Metric":
+                continue
+            members = ev.metric.members if hasattr(ev.metric, "members") else ev.metric.metric_class.members
+            for mm, v in zip(members, ev.values):
+                if mm.name in ("OMP work", "OMP wait"):
+                    last.setdefault((loc.group.name, loc.name), {})[mm.name] = int(v)
+    c.check(last, "%s: no OMP work / OMP wait metric in the archive" % what)
+    for th in omp["threads"]:
+        key = (th["process"], th["location"])
+        c.equal((th["source"], th["work_ns"], th["wait_ns"]),
+                ("metrics", last.get(key, {}).get("OMP work"), last.get(key, {}).get("OMP wait")),
+                "%s: %s: work, wait = the last metric values" % (what, th["location"]))
+    src = os.path.basename(os.environ.get("TEST_SUMMARY_OMP_SRC", "summary_omp.c"))
+    regs = {r["name"]: r for r in omp["parallel_regions"]}
+    names = {k: "parallel (%s:%d)" % (src, want[k][0]) for k in want}
+    c.equal(sorted(regs), sorted(names.values()), "%s: parallel regions" % what)
+    for k, name in names.items():
+        r = regs.get(name)
+        if not r:
+            continue
+        _, teams, nthreads, heavy_ns, light_ns = want[k]
+        c.equal((r["instances"], r["threads"]), (teams, nthreads), "%s: %s: instances, threads" % (what, name))
+        per = r["per_thread"]
+        c.equal([p["instances"] for p in per], [teams] * len(per), "%s: %s: instances per thread" % (what, name))
+        for p in per:
+            c.check(p["work_ns"] >= teams * light_ns * 0.95, "%s: %s: %s work %d < %d worked" % (
+                what, name, p["location"], p["work_ns"], teams * light_ns))
+        if k == "heavy" and len(per) == nthreads:
+            by_work = sorted(per, key=lambda p: p["work_ns"])
+            heavy = by_work[-1]
+            c.check(min(per, key=lambda p: p["wait_ns"]) is heavy,
+                    "%s: %s: the thread with the most work (%s) has not the least wait: %r"
+                    % (what, name, heavy["location"], per))
+            c.check(heavy["work_ns"] >= 1.5 * by_work[-2]["work_ns"], "%s: %s: heavy work %d, next %d (3x worked)"
+                    % (what, name, heavy["work_ns"], by_work[-2]["work_ns"]))
+            for p in by_work[:-1]:
+                c.check(p["wait_ns"] >= teams * (heavy_ns - light_ns) * 0.5,
+                        "%s: %s: %s waited %d, the heavy thread worked %d more per team"
+                        % (what, name, p["location"], p["wait_ns"], heavy_ns - light_ns))
+            c.check(r["imbalance"] is not None and r["imbalance"] >= 1.4, "%s: %s: imbalance %r (want about 2)"
+                    % (what, name, r["imbalance"]))
+            # the heavy thread is also the heaviest and least waiting over the whole run
+            ths = {th["location"]: th for th in omp["threads"]}
+            hv = ths.get(heavy["location"])
+            if c.check(hv, "%s: heavy thread %s not in the threads" % (what, heavy["location"])):
+                c.equal(max(omp["threads"], key=lambda th: th["work_ns"])["location"], heavy["location"],
+                        "%s: the thread with the most OMP work" % what)
+                c.equal(min(omp["threads"], key=lambda th: th["wait_ns"])["location"], heavy["location"],
+                        "%s: the thread with the least OMP wait" % what)
+    if names["heavy"] in regs and names["even"] in regs:
+        c.check(regs[names["even"]]["imbalance"] < regs[names["heavy"]]["imbalance"],
+                "%s: imbalance even %r >= heavy %r" % (what, regs[names["even"]]["imbalance"],
+                                                       regs[names["heavy"]]["imbalance"]))
+    # TRACER_MODE=machine: no parallel regions, the threads from the metrics
+    dm = os.path.join(tmp, "omp_machine")
+    rc, out, err = x.run([prog], tmp, preload=True, extra=dict(passive, TRACER_OUTPUT=dm, TRACER_MODE="machine"))
+    c.equal((rc, out, err), (rc0, out0, ""), "%s TRACER_MODE=machine: exit status, stdout, stderr" % what)
+    tm, jm = report(c, what + " machine", dm, tmp)
+    if jm is not None:
+        om = check_omp_report(c, what + " machine", dm, tm, jm)
+        if om is not None:
+            c.equal(om["parallel_regions"], [], "%s machine: no parallel regions" % what)
+            c.equal([th["source"] for th in om["threads"]], ["metrics"] * len(om["threads"]),
+                    "%s machine: threads from the metrics" % what)
+    # a thread's work in parallel regions: its metric is about the sum over
+    # the regions (the metric counts to each implicit task's end)
+    for th in omp["threads"]:
+        w = sum(p["work_ns"] for r in omp["parallel_regions"] for p in r["per_thread"]
+                if (p["process"], p["location"]) == (th["process"], th["location"]))
+        c.check(abs(th["work_ns"] - w) <= max(0.01 * w, 100000), "%s: %s: OMP work %d, the parallel regions' "
+                "work %d" % (what, th["location"], th["work_ns"], w))
+    return None
+
+
 def main():
     c = h.Checker("summary")
     tmp = tempfile.mkdtemp(prefix="tracer-test-summary-")
@@ -441,7 +968,7 @@ def main():
     try:
         case_user(c, tmp)
         case_nest(c, tmp)
-        for case in (case_basic, case_mpit, case_job):
+        for case in (case_basic, case_mpit, case_job, case_omp_synthetic, case_omp_program):
             sub = os.path.join(tmp, case.__name__)
             os.mkdir(sub)
             note = case(c, sub)

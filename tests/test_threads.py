@@ -23,7 +23,13 @@ def main():
             h.check_structure(c, t, 0)
             n = NT * T
             h.check_counts(c, t, {"target": n, "alloc": n, "transfer to device": n,
-                                  "transfer from device": n, "delete": n, "kernel": n})
+                                  "transfer from device": n, "delete": n, "kernel": n,
+                                  # one team of NT: per thread its implicit task and
+                                  # the single; the single's barrier and the join
+                                  # barrier; fork and join on the master; the
+                                  # worker idle before and after its implicit task
+                                  "parallel": NT, "single": NT, "<OMP-implicit_barrier>": 2 * NT,
+                                  "<OMP-overhead>": 2, "<OMP-idle>": 2 * (NT - 1)})
             c.equal(h.data_op_summary(t), {
                 ("alloc", 0): [B] * n, ("transfer to device", 0): [B] * n,
                 ("transfer from device", 0): [B] * n, ("delete", 0): [B] * n},
@@ -45,6 +51,27 @@ def main():
                     for op in ("alloc", "transfer to device", "transfer from device", "delete"):
                         c.equal(cnt.get(op, 0), cnt["target"],
                                 "%s on %s vs its targets" % (op, loc.name))
+            # host OpenMP states (user mode, the default): each thread's
+            # targets lie inside its implicit task of the one parallel
+            # region, which both threads entered, once
+            for loc in t.cpu_threads():
+                stack, inside, outside, pars = [], 0, 0, 0
+                for ev in t.events[loc]:
+                    if isinstance(ev, h.otf2.events.Enter):
+                        cn = ev.region.canonical_name
+                        if cn == "target":
+                            if "parallel" in stack:
+                                inside += 1
+                            else:
+                                outside += 1
+                        pars += cn == "parallel"
+                        stack.append(cn)
+                    elif isinstance(ev, h.otf2.events.Leave) and stack:
+                        stack.pop()
+                if inside + outside:
+                    c.equal((inside, outside, pars), (T, 0, 1),
+                            "%s: (targets inside a parallel region, outside, parallel regions)"
+                            % loc.name)
             # transfers are RmaPut/RmaGet on the issuing thread
             for tr in t.transfers():
                 c.check(tr.location.type == h.LocationType.CPU_THREAD,

@@ -57,6 +57,7 @@ typedef struct tr_config {
     int clock;                        /* enum tr_clock_choice */
     uint64_t calibration_ns;
     uint32_t ompt;                    /* TR_OMPT_* bits */
+    int mode;                         /* enum tr_mode: read by the writer, from the journal */
     tr_ranges devices, ranks;
     uint64_t min_bytes;
     tr_globs regions, mpit_events;
@@ -68,6 +69,9 @@ typedef struct tr_config {
     int write_at_end;
     int clock_offsets; /* enum tr_clock_offsets */
 } tr_config;
+
+/* TRACER_MODE: how host OpenMP states (TR_OMPT_HOST_STATES) become OTF2. */
+enum tr_mode { TR_MODE_USER, TR_MODE_MACHINE };
 
 enum tr_clock_offsets { TR_OFFSETS_NODE, TR_OFFSETS_RANK };
 

@@ -8,6 +8,7 @@
 static const char *const clock_words[] = {"auto", "tsc", "monotonic", 0};
 static const char *const on_full_words[] = {"block", "drop", 0};
 static const char *const offsets_words[] = {"node", "rank", 0};
+static const char *const mode_words[] = {"user", "machine", 0};
 static const char *const ompt_words[] = {"constructs", "data_ops", "kernels", "link_maps", "host_states", 0};
 
 #define F(field) offsetof(tr_config, field)
@@ -20,7 +21,13 @@ const tr_cfg_var tr_cfg_vars[] = {
     {"TRACER_STRICT", TR_CFG_BOOL, "0",
      "Make configuration errors fatal before main (exit status 1), for CI", 0, 0, 0, F(strict)},
     {"TRACER_OMPT", TR_CFG_LIST, "all",
-     "OMPT event classes: constructs, data_ops, kernels, link_maps, host_states", ompt_words, 0, 0, F(ompt)},
+     "OMPT event classes: constructs, data_ops, kernels, link_maps (target regions), host_states (host "
+     "OpenMP threads: parallel regions, barriers, locks, tasks)",
+     ompt_words, 0, 0, F(ompt)},
+    {"TRACER_MODE", TR_CFG_CHOICE, "user",
+     "How host OpenMP states appear: user (program structure, runtime states as <OMP-...> regions) or machine "
+     "(raw OMPT events)",
+     mode_words, 0, 0, F(mode)},
     {"TRACER_DEVICES", TR_CFG_RANGES, "all", "OpenMP device numbers to trace, e.g. 0-3,8", 0, 0, 0, F(devices)},
     {"TRACER_MIN_BYTES", TR_CFG_SIZE, "0",
      "Smaller transfers are counted in totals but not recorded one by one", 0, 0, 0, F(min_bytes)},

@@ -33,6 +33,8 @@ enum tr_rec_type {
                            * aux=index of this continuation (0 = slots 3..6) u0..u3 */
     TR_REC_MPIT_DROP,     /* dropped MPI_T events: id=registration sub=source dev=event type u0=count */
     TR_REC_MPI_CALL,      /* an interposed MPI call: id=enum tr_mpi_call, begin/end; end: u0=return code */
+    TR_REC_OMP,           /* a host OpenMP event (TRACER_OMPT host_states): sub=enum tr_omp_event,
+                           * fields per event below */
     TR_REC_TYPE_COUNT
 };
 
@@ -40,6 +42,39 @@ enum tr_rec_phase {
     TR_PHASE_BEGIN = 1,
     TR_PHASE_END = 2,
     TR_PHASE_POINT = 3, /* an event with no duration (non-EMI fallbacks, marks) */
+};
+
+/* TR_REC_OMP sub: which OMPT host callback, on the thread that ran it.
+ * Parallel and task ids are tracer's own, unique in the process (the
+ * recording thread's index in the high bits, its counter below; never 0),
+ * kept in the runtime's parallel_data / task_data. An implicit task's
+ * task_data holds its parallel id, so an implicit task's "task id" in
+ * TASK_SCHEDULE is its parallel id (0: the initial task). Where the runtime
+ * passes no parallel_data (the end of an implicit barrier, of an implicit
+ * task), the parallel id is the one the implicit task stored. */
+enum tr_omp_event {
+    TR_OMP_THREAD = 1,     /* thread_begin/end: dev=ompt_thread_t */
+    TR_OMP_PARALLEL,       /* parallel_begin/end (encountering thread): dev=ompt_parallel_flag_t flags
+                            * id=parallel id u0=codeptr_ra; begin: u1=requested team size */
+    TR_OMP_IMPLICIT_TASK,  /* implicit_task begin/end: dev=flags (ompt_task_initial/_implicit)
+                            * id=parallel id (0 for the initial task) u1=actual team size
+                            * u2=thread number in the team (end: as the runtime gives them) */
+    TR_OMP_WORK,           /* work begin/end: dev=ompt_work_t id=parallel id u0=codeptr_ra u1=count */
+    TR_OMP_MASKED,         /* masked begin/end: id=parallel id u0=codeptr_ra */
+    TR_OMP_SYNC,           /* sync_region begin/end: dev=ompt_sync_region_t id=parallel id u0=codeptr_ra */
+    TR_OMP_SYNC_WAIT,      /* sync_region_wait begin/end: as TR_OMP_SYNC */
+    TR_OMP_REDUCTION,      /* reduction begin/end: id=parallel id u0=codeptr_ra */
+    TR_OMP_MUTEX_WAIT,     /* mutex_acquire (begin) .. mutex_acquired (end): dev=ompt_mutex_t
+                            * id=wait_id u0=codeptr_ra; begin: u1=hint u2=impl. A test_lock or
+                            * test_nest_lock does not wait (and may fail): no WAIT records. The
+                            * re-acquisition of a nest lock the thread holds ends its wait at
+                            * the runtime's nest_lock begin */
+    TR_OMP_MUTEX_HELD,     /* mutex_acquired (begin) .. mutex_released (end): dev=ompt_mutex_t
+                            * id=wait_id u0=codeptr_ra; a nest lock's inner levels are not
+                            * recorded: its HELD spans the outermost level */
+    TR_OMP_TASK_CREATE,    /* task_create, point: dev=flags id=new task id u0=codeptr_ra */
+    TR_OMP_TASK_SCHEDULE,  /* task_schedule, point: dev=prior_task_status id=prior task id
+                            * u0=next task id */
 };
 
 enum tr_mpi_call { TR_MPI_INIT = 1, TR_MPI_INIT_THREAD, TR_MPI_FINALIZE, TR_MPI_SESSION_INIT, TR_MPI_SESSION_FINALIZE };

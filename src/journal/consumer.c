@@ -160,6 +160,12 @@ static void write_references(const tr_record *rec, uint32_t n)
         case TR_REC_DEVICE_LOAD:
             write_text(r->u[0]);
             break;
+        case TR_REC_OMP:
+            /* Host OpenMP constructs are named by their place in the source
+             * (u0 = codeptr_ra, except in TASK_SCHEDULE: a task id). */
+            if (r->phase != TR_PHASE_END && r->sub != TR_OMP_TASK_SCHEDULE)
+                write_symbol(r->u[0]);
+            break;
         case TR_REC_USER_REGION:
         case TR_REC_USER_MARK:
             write_user_name((uint32_t)r->id);

@@ -3,7 +3,7 @@
 #ifndef TR_OMPT_REGISTRATION_H
 #define TR_OMPT_REGISTRATION_H
 
-#define TR_OMPT_MAX_REGISTRATIONS 32
+#define TR_OMPT_MAX_REGISTRATIONS 48
 
 typedef struct tr_ompt_registration {
     const char *callback;

@@ -10,6 +10,7 @@
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "ompt/ompt_callbacks.h"
+#include "ompt/ompt_host.h"
 #include "ompt/ompt_registration.h"
 #include "tracer.h"
 #include "session/session.h"
@@ -29,6 +30,49 @@ static int try_register(ompt_set_callback_t set_callback, ompt_callbacks_t which
 
 #define REG(which, fn) try_register(set_callback, which, #which, (ompt_callback_t)(fn))
 
+/* The host_states class: what every OpenMP thread of the host does. */
+static void register_host(ompt_set_callback_t set_callback)
+{
+    REG(ompt_callback_thread_begin, tr_ompt_host_thread_begin);
+    REG(ompt_callback_thread_end, tr_ompt_host_thread_end);
+    REG(ompt_callback_parallel_begin, tr_ompt_host_parallel_begin);
+    REG(ompt_callback_parallel_end, tr_ompt_host_parallel_end);
+    REG(ompt_callback_implicit_task, tr_ompt_host_implicit_task);
+    REG(ompt_callback_work, tr_ompt_host_work);
+    /* ompt_callback_masked (5.1) has the number of 5.0's ompt_callback_master
+     * and its signature: one registration serves both kinds of runtime. */
+    REG(ompt_callback_masked, tr_ompt_host_masked);
+    REG(ompt_callback_sync_region, tr_ompt_host_sync_region);
+    REG(ompt_callback_sync_region_wait, tr_ompt_host_sync_region_wait);
+    REG(ompt_callback_reduction, tr_ompt_host_reduction);
+    REG(ompt_callback_mutex_acquire, tr_ompt_host_mutex_acquire);
+    REG(ompt_callback_mutex_acquired, tr_ompt_host_mutex_acquired);
+    REG(ompt_callback_mutex_released, tr_ompt_host_mutex_released);
+    REG(ompt_callback_nest_lock, tr_ompt_host_nest_lock);
+    REG(ompt_callback_task_create, tr_ompt_host_task_create);
+    REG(ompt_callback_task_schedule, tr_ompt_host_task_schedule);
+}
+
+/* The target classes: constructs, data_ops, kernels, link_maps. */
+static void register_target(ompt_set_callback_t set_callback, uint32_t classes)
+{
+    int constructs = classes & TR_OMPT_CONSTRUCTS, data_ops = classes & TR_OMPT_DATA_OPS;
+    int kernels = classes & TR_OMPT_KERNELS, link_maps = classes & TR_OMPT_LINK_MAPS;
+    REG(ompt_callback_device_initialize, tr_ompt_device_initialize);
+    REG(ompt_callback_device_finalize, tr_ompt_device_finalize);
+    REG(ompt_callback_device_load, tr_ompt_device_load);
+    REG(ompt_callback_device_unload, tr_ompt_device_unload);
+    /* Kernels need the target callback too: it tells a submit's device. */
+    if ((constructs || kernels) && !REG(ompt_callback_target_emi, tr_ompt_target_emi))
+        REG(ompt_callback_target, tr_ompt_target);
+    if (data_ops && !REG(ompt_callback_target_data_op_emi, tr_ompt_target_data_op_emi))
+        REG(ompt_callback_target_data_op, tr_ompt_target_data_op);
+    if (kernels && !REG(ompt_callback_target_submit_emi, tr_ompt_target_submit_emi))
+        REG(ompt_callback_target_submit, tr_ompt_target_submit);
+    if (link_maps && !REG(ompt_callback_target_map_emi, tr_ompt_target_map_emi))
+        REG(ompt_callback_target_map, tr_ompt_target_map);
+}
+
 static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
 {
     (void)initial_device_num, (void)tool_data;
@@ -41,44 +85,14 @@ static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
     if (!tr_lifecycle_activate("ompt"))
         return 0;
 
-    /* TRACER_OMPT is decided here: a class that is off gets no callback. */
+    /* TRACER_OMPT is decided here: a class that is off gets no callback.
+     * With no class at all the tool stays: user regions are still recorded. */
     uint32_t classes = tr_cfg.ompt;
-    int constructs = classes & TR_OMPT_CONSTRUCTS, data_ops = classes & TR_OMPT_DATA_OPS;
-    int kernels = classes & TR_OMPT_KERNELS, link_maps = classes & TR_OMPT_LINK_MAPS;
-    if (!(classes & (TR_OMPT_CONSTRUCTS | TR_OMPT_DATA_OPS | TR_OMPT_KERNELS | TR_OMPT_LINK_MAPS)))
-        return 1; /* no OpenMP class selected: user regions may still be recorded */
-    int n = 0;
-    n += REG(ompt_callback_device_initialize, tr_ompt_device_initialize);
-    n += REG(ompt_callback_device_finalize, tr_ompt_device_finalize);
-    n += REG(ompt_callback_device_load, tr_ompt_device_load);
-    n += REG(ompt_callback_device_unload, tr_ompt_device_unload);
-    /* Kernels need the target callback too: it tells a submit's device. */
-    if (constructs || kernels) {
-        if (!REG(ompt_callback_target_emi, tr_ompt_target_emi))
-            n += REG(ompt_callback_target, tr_ompt_target);
-        else
-            n++;
-    }
-    if (data_ops) {
-        if (!REG(ompt_callback_target_data_op_emi, tr_ompt_target_data_op_emi))
-            n += REG(ompt_callback_target_data_op, tr_ompt_target_data_op);
-        else
-            n++;
-    }
-    if (kernels) {
-        if (!REG(ompt_callback_target_submit_emi, tr_ompt_target_submit_emi))
-            n += REG(ompt_callback_target_submit, tr_ompt_target_submit);
-        else
-            n++;
-    }
-    if (link_maps) {
-        if (!REG(ompt_callback_target_map_emi, tr_ompt_target_map_emi))
-            n += REG(ompt_callback_target_map, tr_ompt_target_map);
-        else
-            n++;
-    }
-    return 1; /* keep the tool even with no target callback: user regions still work */
-    (void)n;
+    if (classes & (TR_OMPT_CONSTRUCTS | TR_OMPT_DATA_OPS | TR_OMPT_KERNELS | TR_OMPT_LINK_MAPS))
+        register_target(set_callback, classes);
+    if (classes & TR_OMPT_HOST_STATES)
+        register_host(set_callback);
+    return 1;
 }
 
 static void tr_ompt_finalize(ompt_data_t *tool_data)

@@ -104,6 +104,46 @@ struct tr_config_entry {
     char *value; /* e.g. "0-1 (environment)" (owned) */
 };
 
+/* Host OpenMP states (docs/trace-model.md, "Host OpenMP states"): one
+ * host thread that was in a parallel region or a waiting state, or that
+ * has OMP work / OMP wait metric values. Its work and wait are the last
+ * values of the OMP work and OMP wait metrics on it (running totals); a
+ * thread without both metrics gets them from its regions, by the metrics'
+ * definition: wait = the time in the waiting states (<OMP-implicit_barrier>,
+ * <OMP-explicit_barrier>, <OMP-taskwait>, <OMP-taskgroup>, <OMP-lock_wait>,
+ * <OMP-critical_section_wait>, <OMP-ordered_section_wait>,
+ * <OMP-atomic_wait>; nested ones once), work = the time in the outermost
+ * `parallel` regions minus the waits inside them. */
+struct tr_omp_thread {
+    char *location; /* "host thread 3" (owned) */
+    char *process;  /* its location group: "process 1234", "rank 2" (owned) */
+    uint64_t work_ns, wait_ns;
+    bool from_metrics; /* false: from the regions */
+};
+
+/* One thread's share of a parallel region: the outermost instances of the
+ * region on the thread (Enter count: every instance), their inclusive time
+ * minus the waiting states inside them (work) and those waits (wait). */
+struct tr_omp_region_thread {
+    size_t thread; /* index into tr_summary.omp_threads */
+    uint64_t instances;
+    uint64_t work_ns, wait_ns;
+};
+
+/* A parallel region (role PARALLEL, canonical name "parallel"), by display
+ * name: "parallel (<file>:<line>)". work and wait are the sums over its
+ * threads; instances: the teams that ran it (a team's first thread enters
+ * it just after leaving <OMP-overhead>; at least the most Enters on one
+ * thread). Imbalance (printers): the largest work of one of its threads /
+ * the mean work over its threads, 1 = balanced. */
+struct tr_omp_parallel {
+    char *name; /* (owned) */
+    uint64_t instances;
+    uint64_t work_ns, wait_ns;
+    struct tr_omp_region_thread *threads; /* in the order of omp_threads (owned) */
+    size_t n_threads;
+};
+
 struct tr_summary {
     char *trace_path; /* the traces.otf2 anchor that was read (owned) */
     uint64_t duration_ns;
@@ -147,6 +187,15 @@ struct tr_summary {
     /* The MPI_T events the archive holds, per source (by name). */
     struct tr_mpit_source_stat *mpit_by_source;
     size_t n_mpit_by_source;
+    /* Host OpenMP states: only when a host thread was in a parallel region
+     * or a waiting state, or has a nonzero OMP work / OMP wait value.
+     * Threads in archive order (by rank, then location); parallel regions
+     * by work + wait, largest first, then name. */
+    bool has_omp;
+    struct tr_omp_thread *omp_threads;
+    size_t n_omp_threads;
+    struct tr_omp_parallel *omp_parallel;
+    size_t n_omp_parallel;
     /* TRACER::CONFIG::* in the archive's order (none: not a tracer archive). */
     struct tr_config_entry *config;
     size_t n_config;
@@ -162,7 +211,8 @@ const char *tr_loc_kind_name(enum tr_loc_kind kind);
  * *OUT.  Returns 0 on success; on failure returns -1, leaves *OUT empty and
  * writes a one-line reason (no trailing newline) into ERR. Memory: the
  * definitions, one stack of open regions per location (as deep as the
- * regions nest) and the counts; events are not kept. */
+ * regions nest) and the counts (host OpenMP: one per parallel region and
+ * thread that ran it); events are not kept. */
 int tr_summary_collect(const char *path, struct tr_summary *out, char *err, size_t errlen);
 
 /* The terminal report. TOP: regions listed per location kind, by exclusive

@@ -104,6 +104,126 @@ static void tr_print_regions(FILE *fp, const struct tr_summary *s, enum tr_loc_k
         fprintf(fp, "  ... %zu more\n", n - shown);
 }
 
+/* ---- host OpenMP states ---- */
+
+/* The text lists at most this many threads (the JSON all of them). */
+#define TR_TEXT_MAX_OMP_THREADS 64
+
+/* wait / (work + wait), in percent; < 0 when there was neither. */
+static double tr_wait_percent(uint64_t work, uint64_t wait)
+{
+    return work + wait ? (double)wait * 100.0 / (double)(work + wait) : -1.0;
+}
+
+/* The largest work of one thread / the mean work over the threads (1 =
+ * balanced); < 0 when there was no work. */
+static double tr_imbalance(const struct tr_omp_parallel *p)
+{
+    uint64_t max = 0;
+    for (size_t i = 0; i < p->n_threads; i++)
+        if (p->threads[i].work_ns > max)
+            max = p->threads[i].work_ns;
+    if (!p->work_ns || !p->n_threads)
+        return -1.0;
+    return (double)max / ((double)p->work_ns / (double)p->n_threads);
+}
+
+/* In a job's archive (or one of several processes) a thread is named with
+ * its rank: "rank 1 host thread 0". */
+static bool tr_omp_with_process(const struct tr_summary *s)
+{
+    if (s->processes > 1)
+        return true;
+    for (size_t i = 0; i < s->n_omp_threads; i++)
+        if (strncmp(s->omp_threads[i].process, "rank ", 5) == 0)
+            return true;
+    return false;
+}
+
+static void tr_put_thread(FILE *fp, const struct tr_summary *s, size_t i)
+{
+    if (tr_omp_with_process(s)) {
+        tr_put_clean(fp, s->omp_threads[i].process);
+        fputc(' ', fp);
+    }
+    tr_put_clean(fp, s->omp_threads[i].location);
+}
+
+static void tr_put_percent(FILE *fp, double pct)
+{
+    if (pct < 0)
+        fprintf(fp, " %7s", "-");
+    else
+        fprintf(fp, " %6.1f%%", pct);
+}
+
+/* Work against wait per host thread, then per parallel region. */
+static void tr_print_omp(FILE *fp, const struct tr_summary *s, size_t top)
+{
+    if (!s->has_omp)
+        return;
+    size_t from_metrics = 0;
+    for (size_t i = 0; i < s->n_omp_threads; i++)
+        from_metrics += s->omp_threads[i].from_metrics;
+    fprintf(fp, "OpenMP work and wait per host thread: %zu %s (", s->n_omp_threads,
+            tr_plural(s->n_omp_threads, "thread", "threads"));
+    if (from_metrics == s->n_omp_threads)
+        fputs("the OMP work / OMP wait metrics", fp);
+    else if (!from_metrics)
+        fputs("from the regions: no OMP work / OMP wait metrics", fp);
+    else
+        fputs("the OMP work / OMP wait metrics; * from the regions", fp);
+    fputs("), wait % = wait / (work + wait):\n", fp);
+    fprintf(fp, "  %14s %14s %8s  %s\n", "work us", "wait us", "wait %", "thread");
+    size_t shown = s->n_omp_threads > TR_TEXT_MAX_OMP_THREADS ? TR_TEXT_MAX_OMP_THREADS : s->n_omp_threads;
+    uint64_t work = 0, wait = 0;
+    for (size_t i = 0; i < s->n_omp_threads; i++) {
+        const struct tr_omp_thread *t = &s->omp_threads[i];
+        work += t->work_ns;
+        wait += t->wait_ns;
+        if (i >= shown)
+            continue;
+        fprintf(fp, "  %14.3f %14.3f", tr_us(t->work_ns), tr_us(t->wait_ns));
+        tr_put_percent(fp, tr_wait_percent(t->work_ns, t->wait_ns));
+        fputs(from_metrics && !t->from_metrics ? "  * " : "  ", fp);
+        tr_put_thread(fp, s, i);
+        fputc('\n', fp);
+    }
+    if (shown < s->n_omp_threads)
+        fprintf(fp, "  ... %zu more\n", s->n_omp_threads - shown);
+    if (s->n_omp_threads > 1) {
+        fprintf(fp, "  %14.3f %14.3f", tr_us(work), tr_us(wait));
+        tr_put_percent(fp, tr_wait_percent(work, wait));
+        fputs("  all threads\n", fp);
+    }
+    if (!s->n_omp_parallel)
+        return;
+    size_t n = s->n_omp_parallel;
+    shown = top && top < n ? top : n;
+    fprintf(fp, "OpenMP parallel regions: %zu, ", n);
+    if (shown < n)
+        fprintf(fp, "top %zu ", shown);
+    fputs("by work + wait; imbalance = the largest work of a thread / the mean work of its threads "
+          "(1.00 = balanced):\n", fp);
+    fprintf(fp, "  %9s %7s %14s %14s %8s %9s  %s\n", "instances", "threads", "work us", "wait us", "wait %",
+            "imbalance", "region");
+    for (size_t i = 0; i < shown; i++) {
+        const struct tr_omp_parallel *p = &s->omp_parallel[i];
+        double imb = tr_imbalance(p);
+        fprintf(fp, "  %9llu %7zu %14.3f %14.3f", (unsigned long long)p->instances, p->n_threads,
+                tr_us(p->work_ns), tr_us(p->wait_ns));
+        tr_put_percent(fp, tr_wait_percent(p->work_ns, p->wait_ns));
+        if (imb < 0)
+            fprintf(fp, " %9s  ", "-");
+        else
+            fprintf(fp, " %9.2f  ", imb);
+        tr_put_clean(fp, p->name);
+        fputc('\n', fp);
+    }
+    if (shown < n)
+        fprintf(fp, "  ... %zu more\n", n - shown);
+}
+
 /* Achieved bandwidth, GB/s (bytes per ns); < 0 when no time was measured. */
 static double tr_bandwidth(const struct tr_transfer_stat *x)
 {
@@ -306,6 +426,7 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s, size_t top)
                 "from device %llu, %llu bytes\n",
                 (unsigned long long)s->small_to_device.count, (unsigned long long)s->small_to_device.bytes,
                 (unsigned long long)s->small_from_device.count, (unsigned long long)s->small_from_device.bytes);
+    tr_print_omp(fp, s, top);
     for (int k = 0; k < TR_LOC_KIND_COUNT; k++)
         tr_print_regions(fp, s, (enum tr_loc_kind)k, top);
     tr_print_devices(fp, s);
@@ -375,6 +496,61 @@ static void tr_json_devices(FILE *fp, const struct tr_summary *s)
             fputs(",\"peak_memory_bytes\":null}", fp);
     }
     fputc(']', fp);
+}
+
+static void tr_json_ratio(FILE *fp, const char *key, double v)
+{
+    if (v < 0)
+        fprintf(fp, ",\"%s\":null", key);
+    else
+        fprintf(fp, ",\"%s\":%.4f", key, v);
+}
+
+static void tr_json_thread_id(FILE *fp, const struct tr_summary *s, size_t i)
+{
+    fputs("\"location\":", fp);
+    tr_json_string(fp, s->omp_threads[i].location);
+    fputs(",\"process\":", fp);
+    tr_json_string(fp, s->omp_threads[i].process);
+}
+
+/* Only for archives with host OpenMP states. */
+static void tr_json_omp(FILE *fp, const struct tr_summary *s)
+{
+    if (!s->has_omp)
+        return;
+    fputs(",\"omp\":{\"threads\":[", fp);
+    for (size_t i = 0; i < s->n_omp_threads; i++) {
+        const struct tr_omp_thread *t = &s->omp_threads[i];
+        fputs(i ? ",{" : "{", fp);
+        tr_json_thread_id(fp, s, i);
+        fprintf(fp, ",\"work_ns\":%llu,\"wait_ns\":%llu", (unsigned long long)t->work_ns,
+                (unsigned long long)t->wait_ns);
+        tr_json_ratio(fp, "wait_percent", tr_wait_percent(t->work_ns, t->wait_ns));
+        fprintf(fp, ",\"source\":\"%s\"}", t->from_metrics ? "metrics" : "regions");
+    }
+    fputs("],\"parallel_regions\":[", fp);
+    for (size_t i = 0; i < s->n_omp_parallel; i++) {
+        const struct tr_omp_parallel *p = &s->omp_parallel[i];
+        fputs(i ? ",{\"name\":" : "{\"name\":", fp);
+        tr_json_string(fp, p->name);
+        fprintf(fp, ",\"instances\":%llu,\"threads\":%zu,\"work_ns\":%llu,\"wait_ns\":%llu",
+                (unsigned long long)p->instances, p->n_threads, (unsigned long long)p->work_ns,
+                (unsigned long long)p->wait_ns);
+        tr_json_ratio(fp, "wait_percent", tr_wait_percent(p->work_ns, p->wait_ns));
+        tr_json_ratio(fp, "imbalance", tr_imbalance(p));
+        fputs(",\"per_thread\":[", fp);
+        for (size_t k = 0; k < p->n_threads; k++) {
+            const struct tr_omp_region_thread *t = &p->threads[k];
+            fputs(k ? ",{" : "{", fp);
+            tr_json_thread_id(fp, s, t->thread);
+            fprintf(fp, ",\"instances\":%llu,\"work_ns\":%llu,\"wait_ns\":%llu}",
+                    (unsigned long long)t->instances, (unsigned long long)t->work_ns,
+                    (unsigned long long)t->wait_ns);
+        }
+        fputs("]}", fp);
+    }
+    fputs("]}", fp);
 }
 
 /* Only for archives with MPI_T source locations. */
@@ -466,6 +642,7 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
         tr_json_string(fp, s->mpit_status);
         fputc('}', fp);
     }
+    tr_json_omp(fp, s);
     tr_json_regions(fp, s);
     tr_json_devices(fp, s);
     tr_json_mpit(fp, s);

@@ -34,6 +34,17 @@ enum {
     TR_R_STALE_LINK,
 };
 
+/* Host OpenMP states (docs/trace-model.md): what a region is to the
+ * OMP work / OMP wait accounting. */
+enum { TR_OMP_R_NONE, TR_OMP_R_PARALLEL, TR_OMP_R_WAIT, TR_OMP_R_OVERHEAD };
+
+/* The waiting states: their time is OMP wait. */
+static const char *const tr_omp_wait_names[] = {
+    "<OMP-implicit_barrier>", "<OMP-explicit_barrier>",     "<OMP-taskwait>",
+    "<OMP-taskgroup>",        "<OMP-lock_wait>",            "<OMP-critical_section_wait>",
+    "<OMP-ordered_section_wait>", "<OMP-atomic_wait>",
+};
+
 /* Direction of a data op region that moves bytes. */
 enum { TR_XFER_NONE, TR_XFER_TO, TR_XFER_FROM };
 
@@ -71,6 +82,8 @@ struct tr_region {
     int xfer;      /* TR_XFER_* */
     bool mpit_drop; /* "MPI_T events dropped" */
     size_t group;  /* index into tr_state.rgroups */
+    OTF2_RegionRole role;
+    int omp;       /* TR_OMP_R_* */
 };
 
 /* Regions with equal display and canonical names count as one (a job's
@@ -78,6 +91,14 @@ struct tr_region {
 struct tr_rgroup {
     const char *name, *canon; /* tr_state.strings */
     size_t stat[TR_LOC_KIND_COUNT]; /* 1 + index into tr_state.rstats; 0: none yet */
+    uint64_t omp_teams; /* parallel regions: Enters just after <OMP-overhead> */
+};
+
+/* A parallel region (rgroup) on one host thread (location). */
+struct tr_ompstat {
+    size_t group, loc; /* indexes into tr_state.rgroups, tr_state.locations */
+    uint64_t enters;
+    uint64_t incl_ticks, wait_ticks; /* outermost instances */
 };
 
 struct tr_rstat {
@@ -130,6 +151,7 @@ struct tr_metric {
     uint8_t n;
     uint32_t *members; /* classes only (owned) */
     int mem_index, drop_index; /* device_memory_in_use, MPI_T dropped events: -1 none */
+    int work_index, wait_index; /* OMP work, OMP wait: -1 none */
 };
 
 /* A region open on a location. */
@@ -140,6 +162,8 @@ struct tr_frame {
     bool has_bytes;
     size_t dev;            /* transfers: 1 + index into tr_state.devs; 0 unknown */
     uint64_t bytes;
+    uint64_t wait;         /* ticks of the outermost waiting states inside it */
+    size_t ompstat;        /* parallel regions: 1 + index into tr_state.ompstats */
 };
 
 struct tr_loc {
@@ -155,6 +179,15 @@ struct tr_loc {
     bool any_event;
     struct tr_frame *stack;
     size_t depth, cap;
+    /* Host OpenMP states. */
+    bool omp_seen;            /* entered a parallel region or a waiting state */
+    bool omp_after_overhead;  /* the last event closed <OMP-overhead> */
+    bool has_work_metric, has_wait_metric;
+    uint64_t work_metric, wait_metric; /* last values */
+    size_t par_open;          /* parallel regions open */
+    uint64_t omp_work_ticks, omp_wait_ticks; /* from the regions */
+    size_t *ompstats;         /* indexes into tr_state.ompstats, this location's */
+    size_t n_ompstats;
 };
 
 struct tr_dev {
@@ -178,6 +211,8 @@ struct tr_state {
     struct tr_vec devs;      /* struct tr_dev; the first n_devs_sorted by key */
     size_t n_devs_sorted;
     struct tr_vec mpit;      /* struct tr_mpit_source_stat */
+    struct tr_vec ompstats;  /* struct tr_ompstat */
+    bool omp_nonzero_metric; /* an OMP work / OMP wait value above 0 */
     OTF2_AttributeRef attr_bytes;
     OTF2_AttributeRef attr_incomplete;
     OTF2_AttributeRef attr_variable;
@@ -364,7 +399,6 @@ static OTF2_CallbackCode tr_def_region(void *user, OTF2_RegionRef self, OTF2_Str
                                        uint32_t begin_line, uint32_t end_line)
 {
     (void)desc;
-    (void)role;
     (void)paradigm;
     (void)flags;
     (void)file;
@@ -380,6 +414,7 @@ static OTF2_CallbackCode tr_def_region(void *user, OTF2_RegionRef self, OTF2_Str
     r->name = name;
     r->canon = canon;
     r->cls = TR_R_OTHER;
+    r->role = role;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -551,6 +586,20 @@ static int tr_classify_name(const char *canon)
     if (strcmp(canon, "stale link pointer") == 0)
         return TR_R_STALE_LINK;
     return TR_R_OTHER;
+}
+
+/* Host OpenMP states by canonical name; a parallel region also by its role,
+ * so a user region called "parallel" is not one. */
+static int tr_classify_omp(const char *canon, OTF2_RegionRole role)
+{
+    if (strcmp(canon, "parallel") == 0 && role == OTF2_REGION_ROLE_PARALLEL)
+        return TR_OMP_R_PARALLEL;
+    if (strcmp(canon, "<OMP-overhead>") == 0)
+        return TR_OMP_R_OVERHEAD;
+    for (size_t i = 0; i < sizeof tr_omp_wait_names / sizeof *tr_omp_wait_names; i++)
+        if (strcmp(canon, tr_omp_wait_names[i]) == 0)
+            return TR_OMP_R_WAIT;
+    return TR_OMP_R_NONE;
 }
 
 static int tr_classify_transfer(const char *canon)
@@ -725,6 +774,7 @@ static int tr_resolve_defs(struct tr_state *st)
         r->cls = tr_classify_name(canon);
         r->xfer = tr_classify_transfer(canon);
         r->mpit_drop = strcmp(canon, "MPI_T events dropped") == 0;
+        r->omp = tr_classify_omp(canon, r->role);
         if (r->cls == TR_R_KERNEL
             && tr_kernel_slot(st->out, name && name[0] ? name : canon, &r->kernel) != 0)
             return -1;
@@ -750,7 +800,7 @@ static int tr_resolve_defs(struct tr_state *st)
     struct tr_metric *metrics = st->metrics.v;
     for (size_t i = 0; i < st->metrics.n; i++) {
         struct tr_metric *m = &metrics[i];
-        m->mem_index = m->drop_index = -1;
+        m->mem_index = m->drop_index = m->work_index = m->wait_index = -1;
         for (uint8_t k = 0; m->members && k < m->n; k++) {
             const struct tr_metric_member *mm = tr_find(&st->members, sizeof *mm, m->members[k]);
             const char *name = mm ? tr_str(st, mm->name) : NULL;
@@ -758,6 +808,10 @@ static int tr_resolve_defs(struct tr_state *st)
                 m->mem_index = k;
             else if (name && strcmp(name, "MPI_T dropped events") == 0 && m->drop_index < 0)
                 m->drop_index = k;
+            else if (name && strcmp(name, "OMP work") == 0 && m->work_index < 0)
+                m->work_index = k;
+            else if (name && strcmp(name, "OMP wait") == 0 && m->wait_index < 0)
+                m->wait_index = k;
         }
     }
 
@@ -965,6 +1019,40 @@ static int tr_count_class(struct tr_state *st, const struct tr_region *r, OTF2_A
     return 0;
 }
 
+/* A parallel region or a waiting state entered on a host thread. Returns
+ * -1 when out of memory. */
+static int tr_omp_enter(struct tr_state *st, struct tr_loc *l, const struct tr_region *r, struct tr_frame *f)
+{
+    if (l->kind != TR_LOC_HOST || (r->omp != TR_OMP_R_PARALLEL && r->omp != TR_OMP_R_WAIT))
+        return 0;
+    l->omp_seen = true;
+    if (r->omp != TR_OMP_R_PARALLEL)
+        return 0;
+    l->par_open++;
+    if (l->omp_after_overhead)
+        ((struct tr_rgroup *)st->rgroups.v)[r->group].omp_teams++;
+    struct tr_ompstat *stats = st->ompstats.v;
+    size_t k = 0;
+    while (k < l->n_ompstats && stats[l->ompstats[k]].group != r->group)
+        k++;
+    if (k == l->n_ompstats) {
+        size_t *v = realloc(l->ompstats, (k + 1) * sizeof *v);
+        if (!v)
+            return -1;
+        l->ompstats = v;
+        struct tr_ompstat *s = tr_push(&st->ompstats, sizeof *s);
+        if (!s)
+            return -1;
+        s->group = r->group;
+        s->loc = (size_t)(l - (struct tr_loc *)st->locations.v);
+        v[k] = st->ompstats.n - 1;
+        l->n_ompstats++;
+    }
+    ((struct tr_ompstat *)st->ompstats.v)[l->ompstats[k]].enters++;
+    f->ompstat = l->ompstats[k] + 1;
+    return 0;
+}
+
 static OTF2_CallbackCode tr_evt_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *user,
                                       OTF2_AttributeList *attrs, OTF2_RegionRef region)
 {
@@ -1003,6 +1091,9 @@ static OTF2_CallbackCode tr_evt_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
         if (tr_attr_u64(attrs, dev_attr, &device) && device <= INT32_MAX && !(f->dev = tr_dev_slot(st, l->group, (int64_t)device)))
             goto oom;
     }
+    if (tr_omp_enter(st, l, r, f) != 0)
+        goto oom;
+    l->omp_after_overhead = false;
     l->depth++;
     return OTF2_CALLBACK_SUCCESS;
 oom:
@@ -1023,6 +1114,26 @@ static void tr_close_top(struct tr_state *st, struct tr_loc *l, uint64_t t)
     }
     if (l->depth)
         l->stack[l->depth - 1].child += incl;
+    /* OMP wait: a waiting state passes its whole time down (waits nested
+     * in it count once), any other region the waits inside it. */
+    uint64_t wait = f->r->omp == TR_OMP_R_WAIT ? incl : f->wait;
+    if (l->depth)
+        l->stack[l->depth - 1].wait += wait;
+    else
+        l->omp_wait_ticks += wait;
+    if (f->r->omp == TR_OMP_R_PARALLEL && l->kind == TR_LOC_HOST) {
+        uint64_t w = f->wait < incl ? f->wait : incl;
+        if (l->par_open)
+            l->par_open--;
+        if (!l->par_open)
+            l->omp_work_ticks += incl - w;
+        if (f->ompstat && !f->nested) {
+            struct tr_ompstat *os = &((struct tr_ompstat *)st->ompstats.v)[f->ompstat - 1];
+            os->incl_ticks += incl;
+            os->wait_ticks += w;
+        }
+    }
+    l->omp_after_overhead = f->r->omp == TR_OMP_R_OVERHEAD;
     if (f->r->xfer != TR_XFER_NONE && f->dev) {
         struct tr_dev *d = &((struct tr_dev *)st->devs.v)[f->dev - 1];
         struct tr_transfer_stat *x = f->r->xfer == TR_XFER_TO ? &d->s.to_device : &d->s.from_device;
@@ -1133,6 +1244,19 @@ static OTF2_CallbackCode tr_evt_metric(OTF2_LocationRef loc, OTF2_TimeStamp t, v
     if (l->mpit_source && m->drop_index >= 0 && m->drop_index < n &&
         tr_metric_u64(types[m->drop_index], values[m->drop_index], &v) && v > l->drop_metric)
         l->drop_metric = v;
+    /* OMP work / OMP wait: running totals, the last value counts. */
+    if (l->kind == TR_LOC_HOST && m->work_index >= 0 && m->work_index < n &&
+        tr_metric_u64(types[m->work_index], values[m->work_index], &v)) {
+        l->work_metric = v;
+        l->has_work_metric = true;
+        st->omp_nonzero_metric |= v > 0;
+    }
+    if (l->kind == TR_LOC_HOST && m->wait_index >= 0 && m->wait_index < n &&
+        tr_metric_u64(types[m->wait_index], values[m->wait_index], &v)) {
+        l->wait_metric = v;
+        l->has_wait_metric = true;
+        st->omp_nonzero_metric |= v > 0;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1411,6 +1535,162 @@ static int tr_cmp_link_name(const void *a, const void *b)
     return strcmp(((const struct tr_kernel_count *)a)->name, ((const struct tr_kernel_count *)b)->name);
 }
 
+/* Host threads of the OpenMP report in archive order: by rank (process
+ * group), then location id. */
+struct tr_omp_order {
+    uint64_t rank, id;
+    size_t loc;
+};
+
+static int tr_cmp_omp_order(const void *a, const void *b)
+{
+    const struct tr_omp_order *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* A parallel region's stats in output order: by region group, then thread. */
+struct tr_omp_key {
+    size_t group, thread;
+    const struct tr_ompstat *s;
+};
+
+static int tr_cmp_omp_key(const void *a, const void *b)
+{
+    const struct tr_omp_key *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static int tr_cmp_omp_parallel(const void *a, const void *b)
+{
+    const struct tr_omp_parallel *x = a, *y = b;
+    uint64_t tx = x->work_ns + x->wait_ns, ty = y->work_ns + y->wait_ns;
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The host OpenMP part of *OUT, once every region is closed. */
+static int tr_finish_omp(struct tr_state *st)
+{
+    struct tr_summary *out = st->out;
+    uint64_t res = st->timer_resolution;
+    struct tr_loc *locs = st->locations.v;
+    bool any = st->omp_nonzero_metric;
+    size_t n = 0;
+    for (size_t i = 0; i < st->locations.n; i++) {
+        if (locs[i].kind != TR_LOC_HOST)
+            continue;
+        any |= locs[i].omp_seen;
+        n += locs[i].omp_seen || locs[i].has_work_metric || locs[i].has_wait_metric;
+    }
+    if (!any || !n)
+        return 0;
+    out->has_omp = true;
+
+    struct tr_omp_order *order = malloc(n * sizeof *order);
+    size_t *thread_of = malloc(st->locations.n * sizeof *thread_of);
+    out->omp_threads = calloc(n, sizeof *out->omp_threads);
+    if (!order || !thread_of || !out->omp_threads) {
+        free(order);
+        free(thread_of);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < st->locations.n; i++)
+        if (locs[i].kind == TR_LOC_HOST && (locs[i].omp_seen || locs[i].has_work_metric || locs[i].has_wait_metric))
+            order[k++] = (struct tr_omp_order){tr_group_rank(st, locs[i].group), locs[i].id, i};
+    qsort(order, n, sizeof *order, tr_cmp_omp_order);
+    for (size_t i = 0; i < st->locations.n; i++)
+        thread_of[i] = SIZE_MAX;
+    int ret = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tr_loc *l = &locs[order[i].loc];
+        struct tr_omp_thread *o = &out->omp_threads[i];
+        const struct tr_group *g = tr_find(&st->groups, sizeof *g, l->group);
+        const char *lname = tr_str(st, l->name), *gname = g ? tr_str(st, g->name) : NULL;
+        thread_of[order[i].loc] = i;
+        out->n_omp_threads++;
+        if (lname)
+            o->location = strdup(lname);
+        else if (asprintf(&o->location, "location %llu", (unsigned long long)l->id) < 0)
+            o->location = NULL;
+        o->process = strdup(gname ? gname : "?");
+        if (!o->location || !o->process) {
+            ret = -1;
+            goto done;
+        }
+        o->from_metrics = l->has_work_metric && l->has_wait_metric;
+        if (o->from_metrics) {
+            o->work_ns = l->work_metric;
+            o->wait_ns = l->wait_metric;
+        } else {
+            o->work_ns = tr_ticks_to_ns(l->omp_work_ticks, res);
+            o->wait_ns = tr_ticks_to_ns(l->omp_wait_ticks, res);
+        }
+    }
+
+    /* Parallel regions: their stats by region, then thread. */
+    size_t ns = st->ompstats.n;
+    const struct tr_ompstat *stats = st->ompstats.v;
+    struct tr_omp_key *keys = ns ? malloc(ns * sizeof *keys) : NULL;
+    if (ns && !keys) {
+        ret = -1;
+        goto done;
+    }
+    for (size_t i = 0; i < ns; i++)
+        keys[i] = (struct tr_omp_key){stats[i].group, thread_of[stats[i].loc], &stats[i]};
+    if (ns > 1)
+        qsort(keys, ns, sizeof *keys, tr_cmp_omp_key);
+    size_t n_regions = 0;
+    for (size_t i = 0; i < ns; i++)
+        n_regions += i == 0 || keys[i].group != keys[i - 1].group;
+    if (n_regions && !(out->omp_parallel = calloc(n_regions, sizeof *out->omp_parallel))) {
+        free(keys);
+        ret = -1;
+        goto done;
+    }
+    const struct tr_rgroup *groups = st->rgroups.v;
+    for (size_t i = 0, end; i < ns; i = end) {
+        end = i + 1;
+        while (end < ns && keys[end].group == keys[i].group)
+            end++;
+        struct tr_omp_parallel *p = &out->omp_parallel[out->n_omp_parallel++];
+        p->name = strdup(groups[keys[i].group].name);
+        p->threads = calloc(end - i, sizeof *p->threads);
+        if (!p->name || !p->threads) {
+            ret = -1;
+            break;
+        }
+        p->instances = groups[keys[i].group].omp_teams;
+        for (size_t j = i; j < end; j++) {
+            struct tr_omp_region_thread *t = &p->threads[p->n_threads++];
+            uint64_t incl = tr_ticks_to_ns(keys[j].s->incl_ticks, res);
+            uint64_t wait = tr_ticks_to_ns(keys[j].s->wait_ticks, res);
+            t->thread = keys[j].thread;
+            t->instances = keys[j].s->enters;
+            t->wait_ns = wait < incl ? wait : incl;
+            t->work_ns = incl - t->wait_ns;
+            p->work_ns += t->work_ns;
+            p->wait_ns += t->wait_ns;
+            /* Without <OMP-overhead> to tell a team's first thread: at
+             * least as many teams as one thread took part in. */
+            if (t->instances > p->instances)
+                p->instances = t->instances;
+        }
+    }
+    free(keys);
+    if (ret == 0 && out->n_omp_parallel > 1)
+        qsort(out->omp_parallel, out->n_omp_parallel, sizeof *out->omp_parallel, tr_cmp_omp_parallel);
+done:
+    free(order);
+    free(thread_of);
+    return ret;
+}
+
 /* After the events: close what is still open, turn ticks into ns and move
  * the counts into *OUT, ordered for the report. */
 static int tr_finish(struct tr_state *st)
@@ -1488,7 +1768,7 @@ static int tr_finish(struct tr_state *st)
         qsort(out->link_maps, out->n_link_maps, sizeof *out->link_maps, tr_cmp_link_name);
     if (out->n_stale_by_variable > 1)
         qsort(out->stale_by_variable, out->n_stale_by_variable, sizeof *out->stale_by_variable, tr_cmp_link_name);
-    return 0;
+    return tr_finish_omp(st);
 }
 
 static int tr_read(OTF2_Reader *rd, struct tr_state *st, char *err, size_t errlen)
@@ -1599,9 +1879,12 @@ static void tr_state_free(struct tr_state *st)
     free(st->rstats.v);
     free(st->attrs.v);
     struct tr_loc *locs = st->locations.v;
-    for (size_t i = 0; i < st->locations.n; i++)
+    for (size_t i = 0; i < st->locations.n; i++) {
         free(locs[i].stack);
+        free(locs[i].ompstats);
+    }
     free(st->locations.v);
+    free(st->ompstats.v);
     free(st->groups.v);
     free(st->gprops.v);
     free(st->wins.v);
@@ -1643,6 +1926,16 @@ void tr_summary_free(struct tr_summary *s)
         free(s->config[i].value);
     }
     free(s->config);
+    for (size_t i = 0; i < s->n_omp_threads; i++) {
+        free(s->omp_threads[i].location);
+        free(s->omp_threads[i].process);
+    }
+    free(s->omp_threads);
+    for (size_t i = 0; i < s->n_omp_parallel; i++) {
+        free(s->omp_parallel[i].name);
+        free(s->omp_parallel[i].threads);
+    }
+    free(s->omp_parallel);
     free(s->trace_path);
     memset(s, 0, sizeof *s);
 }

@@ -359,6 +359,15 @@ static const struct {
     [TR_ATTR_MPIT_EVENT_TYPE] = {"mpit_event_type", "MPI_T event type name", OTF2_TYPE_STRING},
     [TR_ATTR_MPIT_READ_FAILED] = {"mpit_read_failed", "1: an element could not be read; its value is 0",
                                   OTF2_TYPE_UINT8},
+    [TR_ATTR_TASK_ID] = {"task_id", "tracer's id of an OpenMP explicit task, unique in the process",
+                         OTF2_TYPE_UINT64},
+    [TR_ATTR_OMP_KIND] = {"omp_kind", "the OMPT callback's kind, type, flags or status argument (record dev)",
+                          OTF2_TYPE_INT32},
+    [TR_ATTR_OMP_ID] = {"omp_id", "tracer's parallel or task id, or the mutex wait_id (record id)",
+                        OTF2_TYPE_UINT64},
+    [TR_ATTR_OMP_ARG] = {"omp_arg", "team size, count or hint of the OMPT callback (record u1)", OTF2_TYPE_UINT64},
+    [TR_ATTR_OMP_ARG2] = {"omp_arg2", "thread number in the team, or mutex implementation (record u2)",
+                          OTF2_TYPE_UINT64},
 };
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }

@@ -108,8 +108,13 @@ static void intern_all(const tr_global *g)
     for (size_t u = 0; u < g->nparts; u++)
         for (uint32_t i = 0; i < g->parts[u]->nmpit; i++, mpit = 1)
             tr_defs_str(d, g->parts[u]->mpit[i].name);
-    if (mpit)
+    int omp = 0;
+    for (size_t u = 0; u < g->nparts; u++)
+        omp |= g->parts[u]->omp_metrics;
+    if (mpit || omp)
         tr_defs_write_mpit_metric(d, 0);
+    if (omp)
+        tr_defs_write_omp_metrics(d, 0);
     if (g->job)
         tr_defs_write_job_comms(g, 0, 0, 0);
 }
@@ -175,11 +180,18 @@ static void write_regions_attributes_metrics(const tr_global *g, OTF2_GlobalDefW
     for (uint32_t k = 0; k < d->nattrs; k++)
         OTF2_GlobalDefWriter_WriteAttribute(gw, TR_ATTR_COUNT + k, d->attrs[k].name, d->attrs[k].description,
                                             d->attrs[k].type);
-    int located = 0;
-    for (size_t u = 0; u < g->nparts; u++)
+    int located = 0, omp = 0;
+    for (size_t u = 0; u < g->nparts; u++) {
         located |= g->parts[u]->nmpit != 0;
-    if (located)
+        omp |= g->parts[u]->omp_metrics;
+    }
+    /* Metric ids are dense (OTF2 readers index them): OMP work and OMP wait
+     * (2 and 3) come with the MPI_T drop metric (1), as device memory (0)
+     * is always there. */
+    if (located || omp)
         tr_defs_write_mpit_metric(d, gw);
+    if (omp)
+        tr_defs_write_omp_metrics(d, gw);
 }
 
 /* Communicators for the RMA windows: group 0 lists every location of the

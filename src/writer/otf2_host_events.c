@@ -1,35 +1,24 @@
 /* otf2_host_events.c - one host thread's records -> OTF2 events on its
  * CPU_THREAD location.
  *
- * Regions are kept on a stack: an end closes its own begin and, first, any
- * region opened inside it whose end never came (marked incomplete). Regions
- * still open at the end of the stream close at the end of the run. */
+ * Regions are kept on a stack (host_events.h), shared with the host OpenMP
+ * states of the same thread (otf2_omp_events.c): an end closes its own
+ * begin and, first, any region opened inside it whose end never came (marked
+ * incomplete). Regions still open at the end of the stream close at the end
+ * of the run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
-#include "writer/writer_internal.h"
+#include "writer/host_events.h"
 
-typedef struct open_region {
-    uint8_t type;
-    uint64_t id;
-    uint32_t region;
-    int32_t rma_win; /* -1: none */
-} open_region;
-
-typedef struct host_ctx {
-    tr_writer *w;
-    OTF2_EvtWriter *ew;
-    OTF2_AttributeList *al;
-    open_region *stack;
-    size_t depth, cap;
-    uint64_t last_time;
-} host_ctx;
+typedef tr_open_region open_region;
+typedef tr_host_ctx host_ctx;
 
 static void attr_u64(host_ctx *c, enum tr_attr a, uint64_t v) { tr_defs_attr(c->al, a, v); }
 
-static int push(host_ctx *c, open_region o)
+int tr_host_push(tr_host_ctx *c, tr_open_region o)
 {
     if (c->depth == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 32;
@@ -43,8 +32,10 @@ static int push(host_ctx *c, open_region o)
     return 0;
 }
 
-static void leave(host_ctx *c, const open_region *o, uint64_t t, int incomplete)
+void tr_host_leave(tr_host_ctx *c, const tr_open_region *o, uint64_t t, int incomplete)
 {
+    if (!c->ew)
+        return; /* a pass that writes nothing */
     if (o->rma_win >= 0)
         OTF2_EvtWriter_RmaOpCompleteBlocking(c->ew, 0, t, (OTF2_RmaWinRef)o->rma_win, o->id);
     if (incomplete) {
@@ -54,18 +45,41 @@ static void leave(host_ctx *c, const open_region *o, uint64_t t, int incomplete)
     OTF2_EvtWriter_Leave(c->ew, c->al, t, o->region);
 }
 
-/* Closes the innermost region (type, id); returns 0 when it was not open. */
-static int close_region(host_ctx *c, uint8_t type, uint64_t id, uint64_t t)
+void tr_host_pop(tr_host_ctx *c, uint64_t t, int incomplete)
 {
-    size_t i = c->depth;
-    while (i > 0 && !(c->stack[i - 1].type == type && c->stack[i - 1].id == id))
-        i--;
+    if (!c->depth)
+        return;
+    /* Work and wait are decided by what is open: count before it changes. */
+    tr_omp_account(c, t);
+    c->depth--;
+    tr_host_leave(c, &c->stack[c->depth], t, incomplete);
+}
+
+size_t tr_host_find(const tr_host_ctx *c, uint8_t type, uint8_t kind, uint64_t id)
+{
+    for (size_t i = c->depth; i > 0; i--) {
+        const open_region *o = &c->stack[i - 1];
+        if (o->type == type && o->kind == kind && o->id == id)
+            return i;
+    }
+    return 0;
+}
+
+int tr_host_close(tr_host_ctx *c, uint8_t type, uint8_t kind, uint64_t id, uint64_t t)
+{
+    size_t i = tr_host_find(c, type, kind, id);
     if (i == 0)
         return 0;
     while (c->depth > i)
-        leave(c, &c->stack[--c->depth], t, 1);
-    leave(c, &c->stack[--c->depth], t, 0);
+        tr_host_pop(c, t, 1);
+    tr_host_pop(c, t, 0);
     return 1;
+}
+
+/* Closes the innermost region (type, id); returns 0 when it was not open. */
+static int close_region(host_ctx *c, uint8_t type, uint64_t id, uint64_t t)
+{
+    return tr_host_close(c, type, 0, id, t);
 }
 
 /* Each journal's devices have their own windows, from win_base on. */
@@ -107,7 +121,7 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
         tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, var->name);
     OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
 
-    open_region o = {TR_REC_DATA_OP, r->id, region, -1};
+    open_region o = {.type = TR_REC_DATA_OP, .id = r->id, .region = region, .rma_win = -1};
     if (tr_optype_is_to_device(r->sub) && (o.rma_win = rma_window(w, r->dev2)) >= 0)
         OTF2_EvtWriter_RmaPut(c->ew, 0, r->time, (OTF2_RmaWinRef)o.rma_win, rma_remote(w), bytes, r->id);
     else if (tr_optype_is_from_device(r->sub) && (o.rma_win = rma_window(w, r->dev)) >= 0)
@@ -116,10 +130,10 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
         o.rma_win = -1;
 
     if (r->phase == TR_PHASE_POINT) {
-        leave(c, &o, r->time, 0);
+        tr_host_leave(c, &o, r->time, 0);
         link_events_after(c, r->id, r->time);
     } else {
-        push(c, o);
+        tr_host_push(c, o);
     }
 }
 
@@ -169,11 +183,11 @@ static void write_target(host_ctx *c, const tr_record *r)
     attr_u64(c, TR_ATTR_TARGET_ID, r->id);
     attr_u64(c, TR_ATTR_CODEPTR, r->u[0]);
     OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
-    open_region o = {TR_REC_TARGET, r->id, region, -1};
+    open_region o = {.type = TR_REC_TARGET, .id = r->id, .region = region, .rma_win = -1};
     if (r->phase == TR_PHASE_POINT)
-        leave(c, &o, r->time, 0);
+        tr_host_leave(c, &o, r->time, 0);
     else
-        push(c, o);
+        tr_host_push(c, o);
 }
 
 static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
@@ -197,12 +211,14 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
 {
     const tr_stream *st = &w->data.streams[stream];
     host_ctx c = {.w = w, .ew = OTF2_Archive_GetEvtWriter(ar, tr_host_location(w, stream)),
-                  .al = OTF2_AttributeList_New()};
-    if (!c.ew || !c.al) {
+                  .al = OTF2_AttributeList_New(), .stream = stream};
+    if (!c.ew || !c.al || tr_omp_host_init(&c)) {
         if (c.al)
             OTF2_AttributeList_Delete(c.al);
+        tr_omp_host_free(&c);
         return -1;
     }
+    int omp = w->omp.has_omp[stream];
     /* Data-op ends follow their begins closely; index them so the Enter can
      * carry what only the end reports (the address an alloc produced). */
     tr_u64map ends = {0};
@@ -215,6 +231,8 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
     for (size_t i = 0; i < st->n; i++) {
         const tr_record *r = &st->rec[i];
         uint64_t e;
+        if (omp)
+            tr_omp_host_before(&c, r);
         switch (r->type) {
         case TR_REC_TARGET:
             if (r->phase == TR_PHASE_END) {
@@ -238,7 +256,8 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             uint32_t region = tr_defs_region_user(w, (uint32_t)r->id, 0);
             if (r->phase == TR_PHASE_BEGIN) {
                 OTF2_EvtWriter_Enter(c.ew, 0, r->time, region);
-                push(&c, (open_region){TR_REC_USER_REGION, r->id, region, -1});
+                tr_host_push(&c, (open_region){.type = TR_REC_USER_REGION, .id = r->id, .region = region,
+                                               .rma_win = -1});
             } else if (!close_region(&c, TR_REC_USER_REGION, r->id, r->time)) {
                 w->stray_ends++;
             }
@@ -255,7 +274,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             uint32_t region = tr_defs_region_mpi_call(w, r->id);
             if (r->phase == TR_PHASE_BEGIN) {
                 OTF2_EvtWriter_Enter(c.ew, 0, r->time, region);
-                push(&c, (open_region){TR_REC_MPI_CALL, r->id, region, -1});
+                tr_host_push(&c, (open_region){.type = TR_REC_MPI_CALL, .id = r->id, .region = region, .rma_win = -1});
             } else if (!close_region(&c, TR_REC_MPI_CALL, r->id, r->time)) {
                 w->stray_ends++;
             }
@@ -269,10 +288,17 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
             OTF2_EvtWriter_MeasurementOnOff(c.ew, 0, r->time, OTF2_MEASUREMENT_ON);
             w->lost += r->u[0];
             break;
+        case TR_REC_OMP:
+            tr_omp_host_record(&c, r);
+            break;
         default:
             break; /* device events and kernels live on device locations */
         }
+        if (omp)
+            tr_omp_host_after(&c, r);
     }
+    if (omp)
+        tr_omp_host_finish(&c);
     /* Mappings the run never undid end with it, marked. */
     for (uint32_t k = 0; k < w->links.n; k++)
         if (!w->links.maps[k].unmap_op && w->links.maps[k].stream == stream)
@@ -286,12 +312,15 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         w->lost += l->count;
     }
     while (c.depth)
-        leave(&c, &c.stack[--c.depth], w->t_max, 1);
+        tr_host_pop(&c, w->t_max, 1);
+    if (omp)
+        tr_omp_host_final_metrics(&c);
     if (stream == 0)
         OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->t_max,
                                   w->jd->end.has_status ? w->jd->end.status : OTF2_UNDEFINED_INT64);
 
     tr_u64map_free(&ends);
+    tr_omp_host_free(&c);
     free(c.stack);
     OTF2_EvtWriter_GetNumberOfEvents(c.ew, nevents);
     OTF2_AttributeList_Delete(c.al);

@@ -43,6 +43,7 @@ void tr_rank_desc_pack(const tr_rank_desc *d, tr_blob *b)
         tr_blob_u64(b, d->comms[i].handle);
         tr_blob_u8(b, d->comms[i].self);
     }
+    tr_blob_u8(b, d->omp_metrics);
 
     tr_blob_u64(b, d->t_min);
     tr_blob_u64(b, d->t_max);
@@ -141,6 +142,7 @@ int tr_rank_desc_unpack(tr_blob_reader *r, tr_rank_desc *d)
         d->comms[i].handle = tr_blob_get_u64(r);
         d->comms[i].self = tr_blob_get_u8(r);
     }
+    d->omp_metrics = tr_blob_get_u8(r);
 
     d->t_min = tr_blob_get_u64(r);
     d->t_max = tr_blob_get_u64(r);

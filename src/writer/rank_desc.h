@@ -59,6 +59,7 @@ typedef struct tr_rank_desc {
     tr_desc_mpit *mpit;      /* MPI_T sources that have a location */
     uint32_t ncomms;
     tr_desc_comm *comms;     /* in registration order, each once */
+    uint8_t omp_metrics;     /* its host threads have the metrics OMP work and OMP wait */
 
     uint64_t t_min, t_max;   /* first and last event, on rank 0's clock */
     int64_t realtime_shift;  /* CLOCK_REALTIME ns = rank 0 time + this */

@@ -118,6 +118,7 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
     d->win_base = w->win_base;
     d->nlocations = w->nlocations;
     d->nstreams = (uint32_t)w->data.nstreams;
+    d->omp_metrics = (uint8_t)(w->omp.any != 0);
     d->events = calloc(w->nlocations ? w->nlocations : 1, sizeof *d->events);
     d->devices = calloc(w->ndevices ? w->ndevices : 1, sizeof *d->devices);
     d->mpit = calloc(w->mpit.nlocs ? w->mpit.nlocs : 1, sizeof *d->mpit);

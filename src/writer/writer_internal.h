@@ -13,6 +13,7 @@
 #include "writer/journal_load.h"
 #include "writer/link_model.h"
 #include "writer/mpit_model.h"
+#include "writer/omp_model.h"
 #include "writer/rank_desc.h"
 #include "writer/strtab.h"
 #include "writer/u64map.h"
@@ -52,6 +53,11 @@ enum tr_attr {
     TR_ATTR_MPIT_DROPPED,
     TR_ATTR_MPIT_EVENT_TYPE,
     TR_ATTR_MPIT_READ_FAILED,
+    TR_ATTR_TASK_ID,
+    TR_ATTR_OMP_KIND,
+    TR_ATTR_OMP_ID,
+    TR_ATTR_OMP_ARG,
+    TR_ATTR_OMP_ARG2,
     TR_ATTR_COUNT
 };
 
@@ -140,6 +146,7 @@ typedef struct tr_writer {
     uint64_t lost;           /* events dropped in drop mode */
     tr_link_model links;     /* declare-target-link mappings */
     tr_mpit_model mpit;      /* MPI_T events, one stream per source */
+    tr_omp_model omp;        /* host OpenMP states (TR_REC_OMP) */
 
     /* Where this journal's part lies among the archive's ids. Locations are
      * numbered within the journal (host threads, device lanes, MPI_T
@@ -173,7 +180,7 @@ uint32_t tr_defs_region_add(tr_defs *d, const tr_region_def *def);
 /* What a region is made from, so one (tag, value) gives one region. */
 enum tr_region_key {
     KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK, KEY_LINK,
-    KEY_MPIT_TYPE, KEY_MPIT_DROP, KEY_MPI_CALL
+    KEY_MPIT_TYPE, KEY_MPIT_DROP, KEY_MPI_CALL, KEY_OMP_CONSTRUCT, KEY_OMP_STATE, KEY_OMP_MACHINE
 };
 /* The region of (@tag, @v), made on first use (no source location). */
 uint32_t tr_defs_region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *canonical,
@@ -216,6 +223,9 @@ static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { ret
 
 /* otf2_host_events.c / otf2_device_events.c */
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents);
+/* otf2_omp_events.c: the metrics OMP work and OMP wait (when @gw is NULL:
+ * interns their strings). */
+void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw);
 int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents);
 
 /* writer_unit.c: one journal's part of an archive. */

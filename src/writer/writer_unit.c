@@ -19,6 +19,24 @@ static uint64_t mpit_first(const tr_writer *w)
     return loc;
 }
 
+/* Every OpenMP program begins its initial thread and initial task; alone
+ * they say nothing the program did, so a journal with no other record is
+ * as empty as one with none (a filter that keeps nothing writes nothing). */
+static int only_omp_bookkeeping(const tr_writer *w)
+{
+    for (size_t s = 0; s < w->data.nstreams; s++) {
+        const tr_stream *st = &w->data.streams[s];
+        for (size_t i = 0; i < st->n; i++) {
+            const tr_record *r = &st->rec[i];
+            if (r->type != TR_REC_OMP)
+                return 0;
+            if (r->sub != TR_OMP_THREAD && !(r->sub == TR_OMP_IMPLICIT_TASK && r->id == 0))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
@@ -39,9 +57,10 @@ int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, si
     memset(&w->jd->data, 0, sizeof w->jd->data);
     w->t_min = UINT64_MAX;
     w->t_max = w->jd->end_ns;
-    if (!w->data.records)
+    if (!w->data.records || only_omp_bookkeeping(w))
         return 1;
-    if (tr_model_build(w) || tr_link_model_build(w, &w->links) || tr_mpit_model_build(w, mpit_first(w))) {
+    if (tr_model_build(w) || tr_link_model_build(w, &w->links) || tr_mpit_model_build(w, mpit_first(w)) ||
+        tr_omp_model_build(w, &w->omp)) {
         snprintf(err, errlen, "out of memory while analysing events of %s", journal);
         return -1;
     }
@@ -101,6 +120,7 @@ void tr_unit_release_events(tr_writer *w)
     tr_u64map_free(&w->delete_bytes);
     tr_u64map_free(&w->delete_host);
     tr_link_model_free(&w->links);
+    tr_omp_model_free(&w->omp);
     /* Keep the stream list (its count names the host threads), not the records. */
     for (size_t s = 0; s < w->data.nstreams; s++) {
         free(w->data.streams[s].rec);

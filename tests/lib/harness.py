@@ -51,6 +51,23 @@ OMPT_REGIONS = {
     "device unload": (RegionRole.ARTIFICIAL, None, "device"),
     "device finalize": (RegionRole.ARTIFICIAL, None, "device"),
 }
+# Host OpenMP states in user mode (docs/trace-model.md, "Host OpenMP states";
+# tests/test_host_states.py checks them in depth): regions of any OpenMP
+# program, by canonical name.
+HOST_STATE_REGIONS = {
+    "parallel": RegionRole.PARALLEL, "loop": RegionRole.LOOP, "sections": RegionRole.SECTIONS,
+    "single": RegionRole.SINGLE, "workshare": RegionRole.WORKSHARE, "distribute": RegionRole.LOOP,
+    "taskloop": RegionRole.LOOP, "scope": RegionRole.CODE, "work": RegionRole.CODE,
+    "masked": RegionRole.MASTER, "critical": RegionRole.CRITICAL, "ordered": RegionRole.ORDERED,
+    "task": RegionRole.TASK, "task create": RegionRole.TASK_CREATE,
+    "<OMP-implicit_barrier>": RegionRole.IMPLICIT_BARRIER, "<OMP-explicit_barrier>": RegionRole.BARRIER,
+    "<OMP-taskwait>": RegionRole.TASK_WAIT, "<OMP-taskgroup>": RegionRole.TASK_WAIT,
+    "<OMP-reduction>": RegionRole.ARTIFICIAL, "<OMP-lock_wait>": RegionRole.ARTIFICIAL,
+    "<OMP-critical_section_wait>": RegionRole.CRITICAL,
+    "<OMP-ordered_section_wait>": RegionRole.ORDERED, "<OMP-atomic_wait>": RegionRole.ATOMIC,
+    "<OMP-overhead>": RegionRole.ARTIFICIAL, "<OMP-idle>": RegionRole.ARTIFICIAL,
+}
+OMPT_REGIONS.update({n: (role, None, "host") for n, role in HOST_STATE_REGIONS.items()})
 WRAPPERS = {n for n, v in OMPT_REGIONS.items() if v[0] == RegionRole.WRAPPER}
 DATA_OPS = {n for n, v in OMPT_REGIONS.items() if v[1] is not None}
 DEVICE_LIFECYCLE = {"device initialize", "device load", "device unload", "device finalize"}

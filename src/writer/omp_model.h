@@ -1,0 +1,49 @@
+/* omp_model.h - host OpenMP records (TR_REC_OMP) across threads.
+ *
+ * A worker thread's own stream does not say which construct its implicit
+ * task belongs to, nor when its team really ended: LLVM reports the end of
+ * a worker's join barrier, and of its implicit task, only when the thread
+ * is woken for the next parallel region (or at shutdown). The encountering
+ * thread's stream knows both, so this pass reads every stream once and
+ * keeps, per parallel id, the construct's codeptr and the team's end; per
+ * explicit task id, the codeptr that created it. otf2_omp_events.c reads it
+ * while each host thread's events are written. */
+#ifndef TR_WRITER_OMP_MODEL_H
+#define TR_WRITER_OMP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "writer/u64map.h"
+
+/* TRACER_MODE, from the journal's configuration. */
+enum tr_omp_mode { TR_OMP_USER, TR_OMP_MACHINE };
+
+typedef struct tr_omp_parallel {
+    uint64_t codeptr;  /* of its TR_OMP_PARALLEL begin; 0 when that was not seen */
+    uint64_t team_end; /* the encountering thread's implicit task end (else its parallel end);
+                        * UINT64_MAX: neither was seen */
+    uint32_t stream;   /* the encountering thread's stream; UINT32_MAX when not seen */
+} tr_omp_parallel;
+
+typedef struct tr_omp_model {
+    int mode;                   /* enum tr_omp_mode */
+    uint8_t *has_omp;           /* per stream: 1 when it holds a TR_REC_OMP record */
+    int any;                    /* some stream does */
+    tr_u64map parallel_index;   /* parallel id -> index in parallels */
+    tr_omp_parallel *parallels;
+    size_t nparallels, capparallels;
+    tr_u64map task_codeptr;     /* explicit task id -> codeptr of its task_create (1 when none) */
+} tr_omp_model;
+
+struct tr_writer;
+/* The mode from @w's configuration and the maps above. Returns 0, or -1
+ * out of memory. */
+int tr_omp_model_build(struct tr_writer *w, tr_omp_model *m);
+void tr_omp_model_free(tr_omp_model *m);
+/* The parallel region of @id, or NULL. */
+const tr_omp_parallel *tr_omp_model_parallel(const tr_omp_model *m, uint64_t id);
+/* Whether @id is an explicit task a task_create announced; *@codeptr its codeptr_ra (0 unknown). */
+int tr_omp_model_task(const tr_omp_model *m, uint64_t id, uint64_t *codeptr);
+
+#endif
