@@ -13,6 +13,10 @@ Archives (each made here, by a real traced run):
            metric)
   user     many_events.c, 2 threads x 3000 iterations, a mark every 7:
            nested user regions and marks
+  omp      omp_states.c's critical case (host OpenMP states, user mode:
+           nested OpenMP regions, <OMP-...> states, OMP work/wait metrics)
+  omp-machine  omp_states.c's tasks case in machine mode (raw OMPT
+           regions, zero-length task events, regions open at the end)
   foreign  an archive written by python3-otf2's writer (another tool's,
            not tracer's): microsecond clock, two processes of two
            threads, nested functions, a zero-length function (a slice),
@@ -985,6 +989,16 @@ def make_archives(c, tmp):
     if link:
         d = os.path.join(tmp, "link")
         done("link", h.run([link], tmp, traced=True, output=d), 0, d)
+    omp = os.environ.get("TEST_OMP_STATES_BIN")
+    if omp:
+        # host OpenMP states: nested parallel/critical regions, <OMP-...>
+        # states, the OMP work / OMP wait metrics; machine mode adds
+        # zero-length ARTIFICIAL task events, ThreadFork/Join and regions
+        # still open at the end
+        for label, case, mode in (("omp", "critical", "user"), ("omp-machine", "tasks", "machine")):
+            d = os.path.join(tmp, label)
+            done(label, h.run([omp, case], tmp, traced=True, output=d,
+                              extra_env={"TRACER_MODE": mode, "OMP_WAIT_POLICY": "passive"}), 0, d)
     mpio, mpiexec = os.environ.get("TEST_MPIT_OFFLOAD_BIN"), os.environ.get("TEST_MPIEXEC")
     if mpio and mpiexec:
         d = os.path.join(tmp, "mpi")

@@ -48,6 +48,17 @@ static inline uint64_t id_new(void)
 static __thread uint64_t nest_wait_id __attribute__((tls_model("initial-exec")));
 static __thread int nest_wait_open __attribute__((tls_model("initial-exec")));
 
+/* A host league begun on this thread whose initial task has not begun yet.
+ * LLVM 19 hands that task the league's parallel_data when the program's own
+ * teams construct forks it, but fresh storage (value 0) when libomptarget's
+ * host plugin runs a target teams region; the league id comes from here
+ * then, so the task's records still name their league. */
+static __thread uint64_t league_pending __attribute__((tls_model("initial-exec")));
+
+/* The reduction this thread is combining (tr_ompt_host_reduction). */
+static __thread uint64_t reduction_id __attribute__((tls_model("initial-exec")));
+static __thread int reduction_open __attribute__((tls_model("initial-exec")));
+
 static inline uint8_t phase_of(ompt_scope_endpoint_t e)
 {
     return e == ompt_scope_begin ? TR_PHASE_BEGIN : e == ompt_scope_end ? TR_PHASE_END : TR_PHASE_POINT;
@@ -107,6 +118,8 @@ void tr_ompt_host_parallel_begin(ompt_data_t *encountering_task_data, const ompt
     uint64_t id = id_new();
     if (parallel_data)
         parallel_data->value = id;
+    if (flags & ompt_parallel_league)
+        league_pending = id;
     put(TR_OMP_PARALLEL, TR_PHASE_BEGIN, flags, id, (uintptr_t)codeptr_ra, requested_parallelism, 0);
 }
 
@@ -127,6 +140,11 @@ void tr_ompt_host_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par
         /* The program's initial task: nobody set its parallel_data, so 0.
          * A host teams league's initial tasks get the league's id. */
         id = parallel_data ? parallel_data->value : 0;
+        if (flags & ompt_task_initial) {
+            if (!id)
+                id = league_pending;
+            league_pending = 0;
+        }
         if (task_data)
             task_data->value = id;
     } else {
@@ -168,8 +186,19 @@ void tr_ompt_host_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpo
                             ompt_data_t *task_data, const void *codeptr_ra)
 {
     (void)kind; /* always ompt_sync_region_reduction */
-    put(TR_OMP_REDUCTION, phase_of(endpoint), 0, parallel_id(parallel_data, task_data), (uintptr_t)codeptr_ra, 0,
-        0);
+    /* A reduction's end carries its begin's id: in a target teams region
+     * run by the host plugin LLVM 19 gives the begin neither parallel_data
+     * nor a task_data that holds the team's id, and the end both. A thread
+     * combines one reduction at a time, so one slot pairs them. */
+    uint64_t id = parallel_id(parallel_data, task_data);
+    if (endpoint == ompt_scope_begin) {
+        reduction_id = id;
+        reduction_open = 1;
+    } else if (reduction_open) {
+        id = reduction_id;
+        reduction_open = 0;
+    }
+    put(TR_OMP_REDUCTION, phase_of(endpoint), 0, id, (uintptr_t)codeptr_ra, 0, 0);
 }
 
 static inline int is_test(ompt_mutex_t kind)

@@ -50,7 +50,7 @@ enum omp_kind {
 /* The constructs, named after their source location (KEY_OMP_CONSTRUCT). */
 enum construct {
     C_PARALLEL = 1, C_LOOP, C_SECTIONS, C_SINGLE, C_WORKSHARE, C_DISTRIBUTE, C_TASKLOOP, C_SCOPE, C_WORK,
-    C_MASKED, C_CRITICAL, C_ORDERED, C_TASK
+    C_MASKED, C_CRITICAL, C_ORDERED, C_TASK, C_TEAMS
 };
 
 static const struct {
@@ -70,6 +70,7 @@ static const struct {
     [C_CRITICAL] = {"critical", "OpenMP critical section, held", OTF2_REGION_ROLE_CRITICAL},
     [C_ORDERED] = {"ordered", "OpenMP ordered section, held", OTF2_REGION_ROLE_ORDERED},
     [C_TASK] = {"task", "OpenMP explicit task, executing", OTF2_REGION_ROLE_TASK},
+    [C_TEAMS] = {"teams", "OpenMP teams region on the host (a league's initial task)", OTF2_REGION_ROLE_PARALLEL},
 };
 
 /* The runtime's states (KEY_OMP_STATE). */
@@ -367,14 +368,18 @@ static void user_parallel(tr_host_ctx *c, const tr_record *r)
 
 static void user_implicit_task(tr_host_ctx *c, const tr_record *r)
 {
-    if (r->dev & ompt_task_initial)
-        return; /* the program's own task (or a host league's): not a region */
+    /* The program's own initial task is not a region; a host league's
+     * (a teams construct, a target teams region run by the host plugin) is
+     * its team's `teams` region, ended like a parallel region's. */
+    if ((r->dev & ompt_task_initial) && !r->id)
+        return;
     const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, r->id);
     if (r->phase == TR_PHASE_BEGIN) {
         if (top_is(c, OK_OVERHEAD, r->id))
             tr_host_pop(c, r->time, 0); /* the fork is done */
         prepare(c, r->time);
-        uint32_t region = region_construct(c, C_PARALLEL, p ? p->codeptr : 0);
+        uint32_t region =
+            region_construct(c, (r->dev & ompt_task_initial) ? C_TEAMS : C_PARALLEL, p ? p->codeptr : 0);
         if (p && p->codeptr)
             attr(c, TR_ATTR_CODEPTR, p->codeptr);
         attr(c, TR_ATTR_OMP_ID, r->id);
@@ -542,7 +547,7 @@ static void machine_record(tr_host_ctx *c, const tr_record *r)
         OTF2_EvtWriter_ThreadJoin(c->ew, 0, r->time, OTF2_PARADIGM_OPENMP);
     machine_attrs(c, r);
     tr_host_pop(c, r->time, 0);
-    if (r->sub == TR_OMP_IMPLICIT_TASK && !(r->dev & ompt_task_initial) && c->omp.dry)
+    if (r->sub == TR_OMP_IMPLICIT_TASK && !((r->dev & ompt_task_initial) && !r->id) && c->omp.dry)
         write_metrics(c, r->time, c->omp.dry->omp.work, c->omp.dry->omp.wait);
 }
 

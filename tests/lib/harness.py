@@ -59,7 +59,7 @@ HOST_STATE_REGIONS = {
     "single": RegionRole.SINGLE, "workshare": RegionRole.WORKSHARE, "distribute": RegionRole.LOOP,
     "taskloop": RegionRole.LOOP, "scope": RegionRole.CODE, "work": RegionRole.CODE,
     "masked": RegionRole.MASTER, "critical": RegionRole.CRITICAL, "ordered": RegionRole.ORDERED,
-    "task": RegionRole.TASK, "task create": RegionRole.TASK_CREATE,
+    "task": RegionRole.TASK, "task create": RegionRole.TASK_CREATE, "teams": RegionRole.PARALLEL,
     "<OMP-implicit_barrier>": RegionRole.IMPLICIT_BARRIER, "<OMP-explicit_barrier>": RegionRole.BARRIER,
     "<OMP-taskwait>": RegionRole.TASK_WAIT, "<OMP-taskgroup>": RegionRole.TASK_WAIT,
     "<OMP-reduction>": RegionRole.ARTIFICIAL, "<OMP-lock_wait>": RegionRole.ARTIFICIAL,
