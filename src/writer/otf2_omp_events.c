@@ -402,6 +402,29 @@ static void user_implicit_task(tr_host_ctx *c, const tr_record *r)
     }
 }
 
+/* A construct or state of parallel region @r->id begins on a thread whose
+ * implicit task of it is not open: drop mode lost that begin (a gap the
+ * trace marks). The thread is in the team from here, so its `parallel`
+ * region begins here (without team size and number, which were lost);
+ * otherwise the construct would nest in the fork's overhead or in idle. A
+ * team that already ended for this thread (its late ends) is not reopened. */
+static void repair_lost_team(tr_host_ctx *c, const tr_record *r)
+{
+    if (!r->id || r->phase != TR_PHASE_BEGIN || tr_host_find(c, TR_REC_OMP, OK_PARALLEL, r->id) ||
+        tr_u64map_get(&c->omp.clipped, r->id, 0))
+        return;
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, r->id);
+    if (!p || (p->team_end != UINT64_MAX && p->team_end <= r->time))
+        return;
+    if (top_is(c, OK_OVERHEAD, r->id))
+        tr_host_pop(c, r->time, 0);
+    prepare(c, r->time);
+    if (p->codeptr)
+        attr(c, TR_ATTR_CODEPTR, p->codeptr);
+    attr(c, TR_ATTR_OMP_ID, r->id);
+    open_omp(c, OK_PARALLEL, r->id, region_construct(c, C_PARALLEL, p->codeptr), r->time);
+}
+
 static void user_task_create(tr_host_ctx *c, const tr_record *r)
 {
     if (!c->ew)
@@ -442,6 +465,10 @@ static void user_record(tr_host_ctx *c, const tr_record *r)
 {
     enum state s;
     uint64_t pc = r->phase == TR_PHASE_BEGIN && !r->u[0] ? parallel_codeptr(c, r->id) : 0;
+    /* these carry the parallel id (a mutex's id is its wait id) */
+    if (r->sub == TR_OMP_WORK || r->sub == TR_OMP_MASKED || r->sub == TR_OMP_SYNC_WAIT ||
+        r->sub == TR_OMP_REDUCTION)
+        repair_lost_team(c, r);
     switch (r->sub) {
     case TR_OMP_THREAD:
         if (r->phase == TR_PHASE_BEGIN) {
@@ -479,7 +506,10 @@ static void user_record(tr_host_ctx *c, const tr_record *r)
 
 static void user_before(tr_host_ctx *c, const tr_record *r)
 {
-    close_ended_teams(c, r->time);
+    /* A loss record (drop mode) writes the measurement off at its first
+     * dropped event, earlier than the record: teams that ended in the gap
+     * end after it, at the measurement's resumption. */
+    close_ended_teams(c, r->type == TR_REC_LOSS ? r->u[1] : r->time);
     /* A region of another kind (a target construct on a worker) ends idle. */
     if (r->type != TR_REC_OMP && r->phase == TR_PHASE_BEGIN && top_is(c, OK_IDLE, 0))
         tr_host_pop(c, r->time, 0);

@@ -4,7 +4,7 @@
  *   omp_states CASE [EXIT_CODE]
  *
  * CASE is one of imbalance, barrier, critical, lock, ordered, reduction,
- * counts, tasks, all. Each case prints its ground truth on stdout (team sizes
+ * counts, tasks, fine, all. Each case prints its ground truth on stdout (team sizes
  * as the program saw them, entries, results); nothing printed depends on
  * timing. The program exits with EXIT_CODE (default 0).
  *
@@ -253,13 +253,29 @@ static int case_tasks(void)
     return 0;
 }
 
+/* fine: FINE_R parallel regions of 2 threads, each a loop of a few
+ * iterations: the records come faster than a small pool takes them, for
+ * drop mode (test_host_states_drop.py). */
+#define FINE_R 100000
+static int case_fine(void)
+{
+    long sum = 0;
+    for (int r = 0; r < FINE_R; r++) {
+#pragma omp parallel for num_threads(2) reduction(+ : sum) /* MARK:fine */
+        for (int i = 0; i < 8; i++)
+            sum += i;
+    }
+    printf("fine: regions=%d sum=%ld\n", FINE_R, sum);
+    return 0;
+}
+
 static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
     {"imbalance", case_imbalance}, {"barrier", case_barrier}, {"critical", case_critical},
     {"lock", case_lock},           {"ordered", case_ordered}, {"reduction", case_reduction},
-    {"counts", case_counts},       {"tasks", case_tasks},
+    {"counts", case_counts},       {"tasks", case_tasks},     {"fine", case_fine},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
