@@ -361,11 +361,54 @@ static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr)
     return dwfl_addrmodule(s->dwfl, addr);
 }
 
+/* The loaded object whose PT_LOAD segments, .bss included, hold an
+ * address; its first segment's start is in its file mapping. */
+struct object_of {
+    uint64_t addr, start;
+};
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct object_of *o = data;
+    uint64_t first = 0;
+    int have_first = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (!have_first) {
+            first = lo;
+            have_first = 1;
+        }
+        if (o->addr >= lo && o->addr - lo < ph->p_memsz) {
+            o->start = first;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A global in .bss past the last page backed by the file lies in an
+ * anonymous mapping, which /proc/self/maps (what libdwfl reads) gives to no
+ * module; the loader's own segments (memsz) still say whose it is. */
+static Dwfl_Module *variable_module(tr_symbols *s, uint64_t addr)
+{
+    Dwfl_Module *m = module_of(s, addr);
+    if (m)
+        return m;
+    struct object_of o = {addr, 0};
+    if (!dl_iterate_phdr(find_object, &o) || !o.start)
+        return 0;
+    return module_of(s, o.start);
+}
+
 int tr_symbols_variable(tr_symbols *s, uint64_t addr, tr_variable *out)
 {
     if (!s || !addr)
         return 0;
-    Dwfl_Module *m = module_of(s, addr);
+    Dwfl_Module *m = variable_module(s, addr);
     if (!m)
         return 0;
     GElf_Off offset;
