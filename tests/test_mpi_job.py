@@ -761,8 +761,21 @@ def main():
         plain_ab = runner.run("plain-abort", n(4), env=abort_env)
         c.equal(plain_ab.rc, ABORT_CODE, "%s: exit status" % plain_ab.what)
         c.equal(plain_ab.out, "mpit_offload: rank %d aborts\n" % ABORT_RANK, "%s: stdout" % plain_ab.what)
-        r = runner.run("abort", n(4), preload="ranks",
-                       env=dict(abort_env, TRACER_FLUSH_INTERVAL="%dms" % FLUSH_MS))
+        want_err = sorted(plain_ab.err.splitlines())
+        for attempt in range(3):
+            r = runner.run("abort" if not attempt else "abort-%d" % (attempt + 1), n(4), preload="ranks",
+                           env=dict(abort_env, TRACER_FLUSH_INTERVAL="%dms" % FLUSH_MS))
+            # mpiexec (Hydra) may kill the job before it forwards the aborting
+            # rank's stderr, so MPICH's own "Abort(...)" line can be missing
+            # (seen twice in about 15 full-suite runs on 2 loaded cores; never
+            # in 70 runs of this case alone, traced or not). Only that
+            # difference is run again; any other, or a line tracer adds, fails.
+            got_err = sorted(r.err.splitlines())
+            lost = set(want_err) - set(got_err)
+            if got_err == want_err or not lost or set(got_err) - set(want_err) or \
+                    not all(line.startswith("Abort(") for line in lost):
+                break
+            c.note("%s: mpiexec lost MPICH's abort line %r; run again" % (r.what, sorted(lost)))
         c.equal(r.rc, plain_ab.rc, "%s: exit status (vs without tracer)" % r.what)
         c.equal(r.out, plain_ab.out, "%s: stdout (vs without tracer)" % r.what)
         c.equal(sorted(r.err.splitlines()), sorted(plain_ab.err.splitlines()),
