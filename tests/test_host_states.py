@@ -169,17 +169,7 @@ OMPT_SET_NEVER = 1
 BASE_ENV = {"OMP_WAIT_POLICY": "passive"}
 
 
-def marks():
-    out = {}
-    with open(SRC) as f:
-        for n, line in enumerate(f, 1):
-            m = re.search(r"MARK:(\w+)", line)
-            if m:
-                out[m.group(1)] = n
-    return out
-
-
-MARKS = marks()
+MARKS = h.source_marks(SRC, "MARK")
 
 
 # ---------------------------------------------------------------- running

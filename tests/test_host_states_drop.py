@@ -33,9 +33,6 @@ and one ON, and nothing lies inside the gap (its `parallel` region of that
 team, which ended in the gap, ends at the ON).
 """
 import collections
-import ctypes
-import ctypes.util
-import struct
 import subprocess
 import os
 import re
@@ -45,6 +42,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
+import journal_frames as jf  # noqa: E402
 import otf2  # noqa: E402
 from otf2.enums import MeasurementMode  # noqa: E402
 
@@ -107,97 +105,69 @@ def check_user(c, tag, t):
 
 
 # ---------------------------------------------------------------- simulated loss
-HDR = struct.Struct("<IHHIIQQIIQIIQ")     # tr_frame_header
-REC = struct.Struct("<QBBHiiIQQQQQ")      # tr_record
-CHUNK = 2
 REC_OMP, REC_LOSS = 16, 11
 OMP_THREAD, OMP_IMPLICIT_TASK = 1, 3
 BEGIN, END, POINT = 1, 2, 3
 THREAD_WORKER = 2
-_zstd = None
 
 
-def zstd_decompress(payload, raw_bytes):
-    global _zstd
-    if _zstd is None:
-        _zstd = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
-        _zstd.ZSTD_decompress.restype = ctypes.c_size_t
-        _zstd.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
-    out = ctypes.create_string_buffer(max(raw_bytes, 1))
-    n = _zstd.ZSTD_decompress(out, raw_bytes, payload, len(payload))
-    return out.raw[:n]
+def is_omp(r, sub, phase):
+    """r: a record tuple (jf.RECORD: time type phase sub dev dev2 aux id u0..u3)."""
+    return r[1] == REC_OMP and r[3] == sub and r[2] == phase
 
 
-def read_journal(data):
-    """[(offset, end, header fields, [record tuples] or None)]."""
-    out, off = [], 0
-    while off + 64 <= len(data):
-        f = HDR.unpack_from(data, off)
-        payload = data[off + 64:off + 64 + f[5]]
-        recs = None
-        if f[2] == CHUNK:
-            raw = zstd_decompress(payload, f[6]) if f[11] == 1 else payload
-            recs = [REC.unpack_from(raw, i * 64) for i in range(f[10])]
-        out.append((off, off + 64 + f[5], f, recs))
-        off += 64 + f[5]
-    return out
-
-
-def raw_chunk(f, recs):
-    import zlib
-    payload = b"".join(REC.pack(*r) for r in recs)
-    fields = [f[0], f[1], CHUNK, 0, zlib.crc32(payload), len(payload), len(payload), f[7], f[8], f[9],
-              len(recs), 0, 0]
-    fields[3] = zlib.crc32(HDR.pack(*fields))
-    return HDR.pack(*fields) + payload
+def cut_range(rs, team_end):
+    """(i, k): a worker's records rs[i:k] to cut, from just after the begin
+    of an implicit task whose team ended (on another thread) to its next
+    implicit task's begin, so the team's end falls inside; None if none."""
+    for i, r in enumerate(rs):
+        end = team_end.get(r[7]) if is_omp(r, OMP_IMPLICIT_TASK, BEGIN) and r[7] else None
+        if end is None:
+            continue
+        j = i + 1
+        while j < len(rs) and rs[j][0] <= end:
+            j += 1
+        k = j
+        while k < len(rs) and not is_omp(rs[k], OMP_IMPLICIT_TASK, BEGIN):
+            k += 1
+        if j > i + 1 and j < k < len(rs):
+            return i + 1, k
+    return None
 
 
 def cut_worker(data):
-    """The journal with a worker's records cut as described above, the
-    number removed, and the worker's location index; None where the run
-    gave no such place."""
-    frames = read_journal(data)
-    streams = collections.defaultdict(list)
-    for _, _, f, recs in frames:
-        if recs is not None:
-            streams[f[7]].append((f[9], recs))
-    recs_of = {loc: [r for _, rs in sorted(parts) for r in rs] for loc, parts in streams.items()}
-    team_end = {}
+    """The journal with a worker's records cut as cut_range says, replaced
+    by the TR_REC_LOSS record drop mode writes, and the number removed; None
+    where the run gave no such place."""
+    frames = jf.parse(data)
+    parts = collections.defaultdict(list)
+    for f in frames:
+        if f.type == jf.CHUNK:
+            parts[f.location].append((f.seq, jf.chunk_records(f)))
+    recs_of = {loc: [r for _, rs in sorted(p) for r in rs] for loc, p in parts.items()}
+    team_end = {}   # parallel id -> its encountering thread's implicit task end (location, time)
     for loc, rs in recs_of.items():
         for r in rs:
-            if r[1] == REC_OMP and r[3] == OMP_IMPLICIT_TASK and r[2] == END and r[7]:
+            if is_omp(r, OMP_IMPLICIT_TASK, END) and r[7]:
                 team_end.setdefault(r[7], (loc, r[0]))
     for loc, rs in recs_of.items():
-        if not any(r[1] == REC_OMP and r[3] == OMP_THREAD and r[2] == BEGIN and r[4] == THREAD_WORKER
-                   for r in rs):
+        if not any(is_omp(r, OMP_THREAD, BEGIN) and r[4] == THREAD_WORKER for r in rs):
             continue
-        for i, r in enumerate(rs):
-            if not (r[1] == REC_OMP and r[3] == OMP_IMPLICIT_TASK and r[2] == BEGIN and r[7]):
-                continue
-            enc = team_end.get(r[7])
-            if not enc or enc[0] == loc:
-                continue
-            # from the next record to the last one before the team's end + its late ends
-            j = i + 1
-            while j < len(rs) and rs[j][0] <= enc[1]:
-                j += 1
-            k = j
-            while k < len(rs) and not (rs[k][1] == REC_OMP and rs[k][3] == OMP_IMPLICIT_TASK and rs[k][2] == BEGIN):
-                k += 1
-            if j == i + 1 or k == j or k >= len(rs):
-                continue
-            cut = rs[i + 1:k]
-            loss = (cut[-1][0], REC_LOSS, POINT, 0, 0, 0, 0, 0, len(cut), cut[0][0], cut[-1][0], 0)
-            new = rs[:i + 1] + [loss] + rs[k:]
-            out, placed = [], False
-            for off, end, f, recs in frames:
-                if recs is not None and f[7] == loc:
-                    if not placed:
-                        out.append(raw_chunk(f, new))
-                        placed = True
-                    continue
-                out.append(data[off:end])
-            return b"".join(out), len(cut), loc
+        span = cut_range(rs, {pid: t for pid, (l, t) in team_end.items() if l != loc})
+        if span is None:
+            continue
+        i, k = span
+        cut = rs[i:k]
+        loss = (cut[-1][0], REC_LOSS, POINT, 0, 0, 0, 0, 0, len(cut), cut[0][0], cut[-1][0], 0)
+        mine = [f for f in frames if f.type == jf.CHUNK and f.location == loc]
+        # the worker's stream as one raw chunk, where its first chunk was
+        out = []
+        for f in frames:
+            if f is mine[0]:
+                out.append(jf.raw_chunk(loc, f.tid, f.seq, rs[:i] + [loss] + rs[k:]))
+            elif f not in mine:
+                out.append(data[f.offset:f.end])
+        return b"".join(out), len(cut)
     return None
 
 
@@ -217,7 +187,7 @@ def simulated_loss(c, tmp):
             cut = cut_worker(f.read())
         if not c.check(cut, "%s no worker implicit task followed by its team's end in the journal" % tag):
             continue
-        data, removed, _ = cut
+        data, removed = cut
         dd = os.path.join(tmp, "sim-" + mode)
         os.mkdir(dd)
         with open(os.path.join(dd, "tracer.journal"), "wb") as f:

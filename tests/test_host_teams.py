@@ -24,14 +24,19 @@ mode. Checked, against the program's own output (teams per league):
 - OMP work + OMP wait of each thread (its last Metric) = the time of its
   outermost `teams` regions, to the nanosecond: nothing else of this
   program is parallel;
+- `tracer summary`: the teams region is one row of the parallel regions,
+  with the leagues as instances and a thread per team, whose work + wait
+  per thread is that thread's time in it (teams case);
 - machine mode: each league's initial `ompt implicit_task` carries the
   league's omp_id (the `ompt parallel` with the league flag), also where the
   runtime handed the task no parallel data (the target case); each `ompt
   reduction` is left with the omp_id it was entered with.
 """
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -44,14 +49,6 @@ BIN = h.env_path("TEST_BIN")
 SRC = h.env_path("TEST_SRC")
 LEAGUE = 0x40000000      # ompt_parallel_league
 TASK_INITIAL = 1         # ompt_task_initial
-
-
-def mark_line(tag):
-    with open(SRC) as f:
-        for n, line in enumerate(f, 1):
-            if "MARK:%s " % tag in line or line.rstrip().endswith("MARK:%s */" % tag):
-                return n
-    sys.exit("no MARK:%s in %s" % (tag, SRC))
 
 
 def A(ev, name):
@@ -84,7 +81,7 @@ def check_user(c, tag, case, t, teams):
             if cn == "teams":
                 team_regions += 1
                 if case == "teams":
-                    c.equal(enter.region.name, "teams (%s:%d)" % (os.path.basename(SRC), mark_line("teams")),
+                    c.equal(enter.region.name, "teams (%s:%d)" % (os.path.basename(SRC), h.source_marks(SRC, "MARK")["teams"]),
                             "%s %s: name of the teams region" % (tag, loc.name))
                 else:
                     c.check("target" in anc, "%s %s: teams region outside a target region (%r)"
@@ -122,6 +119,29 @@ def check_user(c, tag, case, t, teams):
     inc = t.incomplete_leaves()
     c.check(not inc, "%s Leaves with incomplete=1: %r" % (tag, [(loc.name, ev.region.canonical_name)
                                                               for loc, ev in inc][:10]))
+
+
+def check_summary(c, tag, d, t, leagues, teams):
+    """`tracer summary --json`: the teams region is a row of the parallel
+    regions, with the leagues as instances, a thread per team, and per
+    thread work + wait = its time in the region (from the trace)."""
+    cli = h.env_path("TEST_TRACER_CLI")
+    p = subprocess.run([cli, "summary", "--json", d], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if not c.check(p.returncode == 0, "%s tracer summary: %r" % (tag, p.stderr[-1000:])):
+        return
+    rows = [r for r in json.loads(p.stdout)["omp"]["parallel_regions"] if r["name"].startswith("teams")]
+    if not c.equal(len(rows), 1, "%s summary rows of teams regions" % tag):
+        return
+    row = rows[0]
+    c.equal((row["instances"], row["threads"]), (leagues, sum(teams)),
+            "%s summary teams row (instances, threads)" % tag)
+    want = {}
+    for loc in t.cpu_threads():
+        for iv in intervals(t, loc):
+            if iv[0] == "teams" and iv[2] is not None:
+                want[loc.name] = want.get(loc.name, 0) + iv[2].time - iv[1].time
+    got = {th["location"]: th["work_ns"] + th["wait_ns"] for th in row["per_thread"]}
+    c.equal(got, want, "%s summary teams row: work + wait per thread vs the teams regions' time (ns)" % tag)
 
 
 def check_machine(c, tag, t, leagues):
@@ -181,6 +201,8 @@ def main():
                     continue
                 if mode == "user":
                     check_user(c, tag, case, t, teams)
+                    if case == "teams":
+                        check_summary(c, tag, d, t, leagues, teams)
                 else:
                     check_machine(c, tag, t, leagues)
     finally:

@@ -12,8 +12,6 @@ accept it and it holds only intact data:
 Frames: 64-byte header, magic 0x4d465254 (LE) at 0, payload_bytes (u64) at
 16, records (u32) at 48, location (u32) at 32, seq (u64) at 40, flags at 52."""
 import collections
-import ctypes
-import ctypes.util
 import os
 import re
 import shutil
@@ -25,29 +23,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
+import journal_frames as jf  # noqa: E402
 import otf2  # noqa: E402
 
 MAGIC = 0x4d465254
 HDR = struct.Struct("<IHHIIQQIIQIIQ")
-REC = struct.Struct("<QBBHiiIQQQQQ")
+REC = jf.RECORD
 REC_USER_MARK = 10
 USER_REGION_RE = re.compile(r"user region \d+")
 BUDGET_S = float(os.environ.get("TEST_DAMAGE_BUDGET_S", "60"))
-
-_zstd = None
-
-
-def zstd_decompress(payload, raw_bytes):
-    global _zstd
-    if _zstd is None:
-        _zstd = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
-        _zstd.ZSTD_decompress.restype = ctypes.c_size_t
-        _zstd.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                          ctypes.c_size_t]
-    out = ctypes.create_string_buffer(max(raw_bytes, 1))
-    n = _zstd.ZSTD_decompress(out, raw_bytes, payload, len(payload))
-    return out.raw[:n]
-
 
 Frame = collections.namedtuple("Frame", "off end type location seq records marks")
 
@@ -62,7 +46,7 @@ def parse_frames(data):
         payload = data[off + 64:off + 64 + pbytes]
         marks = []
         if typ == 2:
-            raw = zstd_decompress(payload, rbytes) if flags == 1 else payload
+            raw = jf.zstd_decompress(payload, rbytes) if flags == jf.FLAG_ZSTD else payload
             for i in range(recs):
                 rec = REC.unpack_from(raw, i * 64)
                 if rec[1] == REC_USER_MARK:

@@ -471,7 +471,7 @@ def omp_truth(t):
     host thread the last OMP work / OMP wait metric values (source "metrics"
     when it has both) or else its regions' (wait: the outermost waiting
     states; work: the outermost parallel regions minus the waits inside);
-    per parallel region (role PARALLEL, canonical "parallel", by display
+    per parallel region (role PARALLEL, canonical "parallel" or "teams", by display
     name) and thread: Enter count, outermost instances' time minus the waits
     inside. Teams: Enters just after a Leave of <OMP-overhead> on the thread,
     at least the most Enters on one thread. None when there are no host
@@ -490,7 +490,7 @@ def omp_truth(t):
 
         def kind_of(region):
             name, canon = st.region_key(region)
-            if canon == "parallel" and region.region_role == RegionRole.PARALLEL:
+            if canon in ("parallel", "teams") and region.region_role == RegionRole.PARALLEL:
                 return "parallel"
             if canon in OMP_WAITS:
                 return "wait"

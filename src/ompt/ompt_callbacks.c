@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/filter.h"
 #include "core/ids.h"
+#include "ompt/ompt_phase.h"
 #include "session/session.h"
 #include "tracer.h"
 
@@ -23,12 +24,6 @@ static __thread int32_t cur_target_device __attribute__((tls_model("initial-exec
 /* ... and its code pointer names the kernel, even when TRACER_OMPT leaves
  * the target construct itself out. */
 static __thread uint64_t cur_target_codeptr __attribute__((tls_model("initial-exec")));
-
-static inline uint8_t phase_of(ompt_scope_endpoint_t e)
-{
-    return e == ompt_scope_begin ? TR_PHASE_BEGIN : e == ompt_scope_end ? TR_PHASE_END : TR_PHASE_POINT;
-}
-
 
 /* Device strings may live in a plugin unloaded before the writer runs, so the
  * rare device callbacks keep their own copy. */
@@ -155,7 +150,7 @@ void tr_ompt_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int 
     (void)task_data, (void)target_task_data;
     if (endpoint == ompt_scope_begin && target_data)
         target_data->value = tr_ids_new();
-    record_target(kind, phase_of(endpoint), device_num, target_data ? target_data->value : 0, codeptr_ra);
+    record_target(kind, tr_phase_of(endpoint), device_num, target_data ? target_data->value : 0, codeptr_ra);
 }
 
 static inline void record_data_op(uint8_t phase, uint64_t target_id, uint64_t op_id,
@@ -243,7 +238,7 @@ void tr_ompt_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *tar
                !keep_data_op(optype, src_device_num, dest_device_num, bytes)) {
         return;
     }
-    record_data_op(phase_of(endpoint), target_data ? target_data->value : 0, op, optype, src_addr,
+    record_data_op(tr_phase_of(endpoint), target_data ? target_data->value : 0, op, optype, src_addr,
                    src_device_num, dest_addr, dest_device_num, bytes, codeptr_ra);
 }
 
@@ -280,7 +275,7 @@ void tr_ompt_target_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *targ
     } else if (!tr_filter_device(cur_target_device)) {
         return;
     }
-    record_submit(phase_of(endpoint), target_data ? target_data->value : 0, op, requested_num_teams);
+    record_submit(tr_phase_of(endpoint), target_data ? target_data->value : 0, op, requested_num_teams);
 }
 
 void tr_ompt_target_map_emi(ompt_data_t *target_data, unsigned int nitems, void **host_addr,
@@ -302,7 +297,7 @@ void tr_ompt_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int devi
                     ompt_data_t *task_data, ompt_id_t target_id, const void *codeptr_ra)
 {
     (void)task_data;
-    record_target(kind, phase_of(endpoint), device_num, target_id, codeptr_ra);
+    record_target(kind, tr_phase_of(endpoint), device_num, target_id, codeptr_ra);
 }
 
 void tr_ompt_target_data_op(ompt_id_t target_id, ompt_id_t host_op_id, ompt_target_data_op_t optype,

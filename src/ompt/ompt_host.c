@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/record.h"
+#include "ompt/ompt_phase.h"
 
 /* An id is the thread's index (from 1) above TR_OMP_ID_SHIFT and its own
  * counter (from 1) below: unique in the process without sharing a cache
@@ -58,11 +59,6 @@ static __thread uint64_t league_pending __attribute__((tls_model("initial-exec")
 /* The reduction this thread is combining (tr_ompt_host_reduction). */
 static __thread uint64_t reduction_id __attribute__((tls_model("initial-exec")));
 static __thread int reduction_open __attribute__((tls_model("initial-exec")));
-
-static inline uint8_t phase_of(ompt_scope_endpoint_t e)
-{
-    return e == ompt_scope_begin ? TR_PHASE_BEGIN : e == ompt_scope_end ? TR_PHASE_END : TR_PHASE_POINT;
-}
 
 /* Returns 1 when the record was written. */
 static inline int put(enum tr_omp_event sub, uint8_t phase, int32_t dev, uint64_t id, uint64_t u0, uint64_t u1,
@@ -151,34 +147,34 @@ void tr_ompt_host_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par
         /* parallel_data may be NULL at the end: the task_data keeps it. */
         id = task_data ? task_data->value : parallel_id(parallel_data, 0);
     }
-    put(TR_OMP_IMPLICIT_TASK, phase_of(endpoint), flags, id, 0, actual_parallelism, index);
+    put(TR_OMP_IMPLICIT_TASK, tr_phase_of(endpoint), flags, id, 0, actual_parallelism, index);
 }
 
 void tr_ompt_host_work(ompt_work_t work_type, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                        ompt_data_t *task_data, uint64_t count, const void *codeptr_ra)
 {
-    put(TR_OMP_WORK, phase_of(endpoint), (int32_t)work_type, parallel_id(parallel_data, task_data),
+    put(TR_OMP_WORK, tr_phase_of(endpoint), (int32_t)work_type, parallel_id(parallel_data, task_data),
         (uintptr_t)codeptr_ra, count, 0);
 }
 
 void tr_ompt_host_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
                          const void *codeptr_ra)
 {
-    put(TR_OMP_MASKED, phase_of(endpoint), 0, parallel_id(parallel_data, task_data), (uintptr_t)codeptr_ra, 0,
+    put(TR_OMP_MASKED, tr_phase_of(endpoint), 0, parallel_id(parallel_data, task_data), (uintptr_t)codeptr_ra, 0,
         0);
 }
 
 void tr_ompt_host_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                               ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr_ra)
 {
-    put(TR_OMP_SYNC, phase_of(endpoint), (int32_t)kind, parallel_id(parallel_data, task_data),
+    put(TR_OMP_SYNC, tr_phase_of(endpoint), (int32_t)kind, parallel_id(parallel_data, task_data),
         (uintptr_t)codeptr_ra, 0, 0);
 }
 
 void tr_ompt_host_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                    ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr_ra)
 {
-    put(TR_OMP_SYNC_WAIT, phase_of(endpoint), (int32_t)kind, parallel_id(parallel_data, task_data),
+    put(TR_OMP_SYNC_WAIT, tr_phase_of(endpoint), (int32_t)kind, parallel_id(parallel_data, task_data),
         (uintptr_t)codeptr_ra, 0, 0);
 }
 
@@ -198,7 +194,7 @@ void tr_ompt_host_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpo
         id = reduction_id;
         reduction_open = 0;
     }
-    put(TR_OMP_REDUCTION, phase_of(endpoint), 0, id, (uintptr_t)codeptr_ra, 0, 0);
+    put(TR_OMP_REDUCTION, tr_phase_of(endpoint), 0, id, (uintptr_t)codeptr_ra, 0, 0);
 }
 
 static inline int is_test(ompt_mutex_t kind)

@@ -588,11 +588,12 @@ static int tr_classify_name(const char *canon)
     return TR_R_OTHER;
 }
 
-/* Host OpenMP states by canonical name; a parallel region also by its role,
- * so a user region called "parallel" is not one. */
+/* Host OpenMP states by canonical name; a parallel region (or a host
+ * league's `teams`, work as a parallel region is) also by its role, so a
+ * user region called "parallel" is not one. */
 static int tr_classify_omp(const char *canon, OTF2_RegionRole role)
 {
-    if (strcmp(canon, "parallel") == 0 && role == OTF2_REGION_ROLE_PARALLEL)
+    if ((strcmp(canon, "parallel") == 0 || strcmp(canon, "teams") == 0) && role == OTF2_REGION_ROLE_PARALLEL)
         return TR_OMP_R_PARALLEL;
     if (strcmp(canon, "<OMP-overhead>") == 0)
         return TR_OMP_R_OVERHEAD;

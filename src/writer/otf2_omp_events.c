@@ -663,7 +663,7 @@ void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw)
         const char *name, *description;
     } m[2] = {
         {OMP_WORK_METRIC, "OMP work",
-         "ns this thread spent in OpenMP parallel regions and explicit tasks, not waiting (running total)"},
+         "ns this thread spent in OpenMP parallel and teams regions and explicit tasks, not waiting (running total)"},
         {OMP_WAIT_METRIC, "OMP wait",
          "ns this thread spent waiting in the OpenMP runtime: barriers, taskwait, taskgroup, locks, critical, "
          "ordered, atomic (running total)"},

@@ -177,15 +177,20 @@ def open_checked_trace(c, what, anchor):
     return t
 
 
-def kernel_lines(src):
-    """{tag: line} of `/* KERNEL:tag */` markers in the source."""
+def source_marks(src, word):
+    """{tag: line} of `/* WORD:tag */` markers in the source."""
     out = {}
     with open(src) as f:
         for n, line in enumerate(f, 1):
-            m = re.search(r"/\* KERNEL:(\w+) \*/", line)
+            m = re.search(r"/\* %s:(\w+) \*/" % word, line)
             if m:
                 out[m.group(1)] = n
     return out
+
+
+def kernel_lines(src):
+    """{tag: line} of `/* KERNEL:tag */` markers in the source."""
+    return source_marks(src, "KERNEL")
 
 
 def kernel_name_re(line, func="main"):

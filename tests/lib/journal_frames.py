@@ -9,6 +9,8 @@ would have written (an MPI rank, clock offsets) and to cut or splice them.
 """
 
 import collections
+import ctypes
+import ctypes.util
 import struct
 import zlib
 
@@ -23,7 +25,11 @@ MPI_RANK_PAYLOAD = struct.Struct("<iiQQ")      # tr_journal_mpi_rank: rank, size
 CLOCK_OFFSET_PAYLOAD = struct.Struct("<QqQII")  # tr_journal_clock_offset: local_ns, offset_ns, rtt_ns, when, pad
 WHEN_INIT, WHEN_FINALIZE = 1, 2
 
-Frame = collections.namedtuple("Frame", "offset end type location seq records flags payload")
+RECORD = struct.Struct("<QBBHiiIQQQQQ")  # tr_record: time type phase sub dev dev2 aux id u0..u3
+assert RECORD.size == 64
+FLAG_ZSTD = 1
+
+Frame = collections.namedtuple("Frame", "offset end type location seq records flags payload tid raw_bytes")
 
 
 def frame(ftype, payload, location=0, tid=0, seq=0, records=0, flags=0):
@@ -57,7 +63,7 @@ def parse(data, cut_ok=False):
         end = off + 64 + f[5]
         if end > len(data):
             break
-        out.append(Frame(off, end, f[2], f[7], f[9], f[10], f[11], data[off + 64:end]))
+        out.append(Frame(off, end, f[2], f[7], f[9], f[10], f[11], data[off + 64:end], f[8], f[6]))
         off = end
     if off != len(data) and not cut_ok:
         raise ValueError("the journal does not end on a frame boundary")
@@ -69,3 +75,31 @@ def insert_after_first(data, extra):
     where a real run's early frames would be."""
     first = parse(data)[0]
     return data[:first.end] + extra + data[first.end:]
+
+
+_zstd = None
+
+
+def zstd_decompress(payload, raw_bytes):
+    """A zstd-compressed chunk payload, decompressed (libzstd, through ctypes:
+    Debian's python has no zstd module)."""
+    global _zstd
+    if _zstd is None:
+        _zstd = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
+        _zstd.ZSTD_decompress.restype = ctypes.c_size_t
+        _zstd.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
+    out = ctypes.create_string_buffer(max(raw_bytes, 1))
+    n = _zstd.ZSTD_decompress(out, raw_bytes, payload, len(payload))
+    return out.raw[:n]
+
+
+def chunk_records(f):
+    """The record tuples (RECORD's fields) of a CHUNK frame."""
+    raw = zstd_decompress(f.payload, f.raw_bytes) if f.flags == FLAG_ZSTD else f.payload
+    return [RECORD.unpack_from(raw, i * 64) for i in range(f.records)]
+
+
+def raw_chunk(location, tid, seq, records):
+    """An uncompressed CHUNK frame of the record tuples."""
+    return frame(CHUNK, b"".join(RECORD.pack(*r) for r in records), location=location, tid=tid, seq=seq,
+                 records=len(records))
