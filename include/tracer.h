@@ -28,6 +28,7 @@
 #ifndef TRACER_H
 #define TRACER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -91,6 +92,22 @@ int tracer_ompt_registration(unsigned index, const char **callback, int *result)
  *  @return : 0, or -1 when @index is past the last one.
  *  Thread-safe. Since 0.1.0. */
 int tracer_ompt_device(unsigned index, int *device_num, const char **type);
+
+/*! tracer_ompt_connection() :
+ *  Makes sure the offload runtime (libomptarget) can reach the OpenMP runtime
+ *  the process runs, then describes how it does. LLVM's libomptarget looks
+ *  for libomp as "libomp.so"; where that name is not on the library search
+ *  path (Debian's libomp-19-dev), tracer makes it name the running libomp,
+ *  with the helper libtracer-ompalias.so from libtracer.so's directory.
+ *  libtracer.so does this by itself when loaded into a process that has
+ *  libomptarget; `tracer info` calls this after loading libomptarget.
+ *  @buf, @len : receive one sentence (may be NULL, 0).
+ *  @return : 0 no libomptarget loaded; 1 it finds libomp by name; 2 it does
+ *            because tracer made the name resolve; 3 it has no OMPT connection to
+ *            libomp (LLVM < 17); 4 it cannot connect (the sentence says how to fix
+ *            it); 5 it was loaded after start-up and cannot connect.
+ *  Not for the hot path (it may dlopen). Since 0.1.0. */
+int tracer_ompt_connection(char *buf, size_t len);
 
 /*! tracer_version_string() :
  *  @return : the library's version, e.g. "0.1.0" (static storage). */

@@ -124,7 +124,7 @@ def main():
     run = ct.Runner("config_values")
     try:
         ua = ct.user_api()
-        bp = ct.basic(run.tmp, c)
+        bp = ct.basic(c)
 
         # user_api untraced: its behaviour with TRACER_ENABLE=0.
         base = run.run(ua, {"TRACER_ENABLE": "0"})

@@ -42,11 +42,6 @@ recover` of its journal alone (the crashed and the cut ones).
       two journals of one rank; a journal without an MPI_RANK frame;
       journals of jobs of different sizes
   --force: a second recover refuses (exit 1), --force replaces the archive
-
-Sanitizer builds where the OpenMP runtime delivers no OMPT callbacks with
-the sanitizer runtimes preloaded (harness.runtime_deaf): the ranks run
-user_api instead of the offload programs (no devices), so the merge itself -
-`tracer recover`, built with the sanitizers - is still checked.
 """
 import collections
 import glob
@@ -539,17 +534,12 @@ def check_refused(c, tmp, what, ranks_and_names, want_in_line):
 
 def main():
     c = h.Checker("job_merge")
-    for var in ("TEST_BIN", "TEST_THREADS_BIN", "TEST_CRASH_BIN", "TEST_USER_API_BIN", "TEST_TRACER_CLI",
-                "TEST_TRACER_LIB"):
+    for var in ("TEST_BIN", "TEST_THREADS_BIN", "TEST_CRASH_BIN", "TEST_TRACER_CLI", "TEST_TRACER_LIB"):
         h.env_path(var)
     tmp = tempfile.mkdtemp(prefix="tracer-test-job-merge-")
-    offload = ("TEST_BIN", "TEST_THREADS_BIN")
-    if h.runtime_deaf(h.env_path("TEST_BIN"), [], tmp):
-        c.note("the OpenMP runtime is deaf with the sanitizer runtimes preloaded: ranks run user_api")
-        offload = ("TEST_USER_API_BIN", "TEST_USER_API_BIN")
     try:
-        basic = [run_offload(c, tmp, "basic%d" % i, offload[0]) for i in range(2)]
-        threads = [run_offload(c, tmp, "threads%d" % i, offload[1]) for i in range(2)]
+        basic = [run_offload(c, tmp, "basic%d" % i, "TEST_BIN") for i in range(2)]
+        threads = [run_offload(c, tmp, "threads%d" % i, "TEST_THREADS_BIN") for i in range(2)]
         crash = run_crash(c, tmp)
         mpit = run_mpit(c, tmp) if os.environ.get("TEST_MPIT_BIN") else None
         if c.failures:

@@ -77,10 +77,6 @@ Cases (TRACER_OUTPUT = D in a fresh directory each):
     process keeps its own archive in D.rank<N> (nothing in D, nothing else),
     group "process <pid>", rank N's ground truth, no TRACER::JOB::
     property, no MPI region, ProgramEnd status 4, nothing on stderr.
-Sanitizer builds where the OpenMP runtime gives no OMPT target callbacks even
-to the independent probe tool (harness / extra.runtime_deaf) keep every check
-except the offload content (counts, bytes, kernels, device groups) and case
-7's archives (such a process records nothing), which are reported as skipped.
 A NOTE lists the time of every run.
 """
 import collections
@@ -98,7 +94,6 @@ import harness as h  # noqa: E402
 from mpit_offload_truth import (EXIT, check_plain, local_sum, reps, tree, want_counts,  # noqa: E402
                                 want_data_ops, want_transfers)
 import cfgtest as ct  # noqa: E402
-import extra  # noqa: E402
 from otf2_trace import RankView, group_properties  # noqa: E402
 import otf2  # noqa: E402
 import _otf2  # noqa: E402
@@ -396,7 +391,7 @@ def rank_groups(c, t, what, size):
     return groups
 
 
-def check_structure(c, t, what, size, deaf):
+def check_structure(c, t, what, size):
     """Location groups, system tree, locations, comm, definitions."""
     groups = rank_groups(c, t, what, size)
     host = socket.gethostname()
@@ -436,11 +431,10 @@ def check_structure(c, t, what, size, deaf):
     for r in range(size):
         threads = [loc for loc in t.locations if loc.group.name == "rank %d" % r]
         c.equal(sorted(loc.name for loc in threads), ["host thread 0"], "%s: host locations of rank %d" % (what, r))
-        if not deaf:
-            dev_groups = sorted({loc.group.name for loc in t.locations
-                                 if loc.group.name.startswith("rank %d device " % r)})
-            c.check("rank %d device 0" % r in dev_groups, "%s: rank %d has no 'rank %d device 0' group (has %r)"
-                    % (what, r, r, dev_groups))
+        dev_groups = sorted({loc.group.name for loc in t.locations
+                             if loc.group.name.startswith("rank %d device " % r)})
+        c.check("rank %d device 0" % r in dev_groups, "%s: rank %d has no 'rank %d device 0' group (has %r)"
+                % (what, r, r, dev_groups))
 
     # Ids rank by rank: a rank's host threads, then its device streams;
     # groups: a rank's PROCESS group, then its device groups.
@@ -557,7 +551,7 @@ def rank_summary(v):
             sorted((loc.group.name, loc.name) for loc in v.locations))
 
 
-def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True, full=True,
+def check_job_archive(c, anchor, what, size, src, library, finalized=True, full=True,
                       want_end="normal end", measured_per_rank=False):
     """The checks of case 1 (full) or case 2 (counts only). Returns
     {rank: rank_summary} or None."""
@@ -588,7 +582,7 @@ def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True,
                 sorted(gp), "%s: TRACER::PROCESS = 'pid <pid> on <host>' of each rank's group" % what)
     rank_groups(c, t, what, size)
     if full:
-        check_structure(c, t, what, size, deaf)
+        check_structure(c, t, what, size)
         check_clock_offsets(c, t, anchor, what, size, finalized, measured_per_rank)
     out = {}
     for r in range(size):
@@ -596,8 +590,7 @@ def check_job_archive(c, anchor, what, size, deaf, src, library, finalized=True,
         rw = "%s rank %d" % (what, r)
         if full:
             check_mpi_regions(c, v, rw, finalized)
-        if not deaf:
-            check_offload(c, v, rw, r, src, full)
+        check_offload(c, v, rw, r, src, full)
         out[r] = rank_summary(v)
     return out
 
@@ -689,12 +682,6 @@ def main():
     timings = []
     t_start = time.monotonic()
     try:
-        deaf = extra.runtime_deaf(binary, tmp)
-        if deaf:
-            c.note("SKIPPED the offload content checks: with %s preloaded the OpenMP runtime delivers no "
-                   "OMPT target callbacks even to the independent probe tool; MPI, job and archive checks "
-                   "still run" % os.environ.get("TEST_SANITIZER_PRELOAD"))
-
         def n(k):
             return [mpiexec, "-n", str(k), binary]
 
@@ -708,7 +695,7 @@ def main():
             check_like_plain(c, r, plain4)
             got = None
             if check_one_archive(c, r):
-                got = check_job_archive(c, r.anchor, r.what, 4, deaf, src, library4)
+                got = check_job_archive(c, r.anchor, r.what, 4, src, library4)
                 if live is None:
                     live = got
             check_job_stderr(c, r, got)
@@ -719,7 +706,7 @@ def main():
         check_like_plain(c, r, plain4)
         got = None
         if check_one_archive(c, r):
-            got = check_job_archive(c, r.anchor, r.what, 4, deaf, src, library4, measured_per_rank=True)
+            got = check_job_archive(c, r.anchor, r.what, 4, src, library4, measured_per_rank=True)
         check_job_stderr(c, r, got)
 
         # 2. 16 ranks, counts only
@@ -729,7 +716,7 @@ def main():
         check_like_plain(c, r, plain16)
         got = None
         if check_one_archive(c, r):
-            got = check_job_archive(c, r.anchor, r.what, 16, deaf, src, library4, full=False)
+            got = check_job_archive(c, r.anchor, r.what, 16, src, library4, full=False)
         check_job_stderr(c, r, got)
 
         # 3. the launcher alone
@@ -749,7 +736,7 @@ def main():
                 "%s: the run wrote an archive %s although TRACER_WRITE_AT_END=0" % (r.what, r.anchor))
         rp = recover(c, r.what, r.output)
         check_recover_line(c, r.what, rp, r.output, 4)
-        got = check_job_archive(c, r.anchor, r.what + " recovered", 4, deaf, src, library4)
+        got = check_job_archive(c, r.anchor, r.what + " recovered", 4, src, library4)
         check_job_stderr(c, r, got)
         if got is not None and live is not None:
             for k in range(4):
@@ -786,7 +773,7 @@ def main():
                 "%s: what the run left (besides the claim out/traces.otf2)" % r.what)
         rp = recover(c, r.what, r.output)
         check_recover_line(c, r.what, rp, r.output, 4)
-        check_job_archive(c, r.anchor, r.what + " recovered", 4, deaf, src, library4, finalized=False,
+        check_job_archive(c, r.anchor, r.what + " recovered", 4, src, library4, finalized=False,
                           want_end=None)
         if os.path.isfile(r.anchor) and os.path.getsize(r.anchor) > 0:
             # The waiting ranks are killed (SIGKILL from mpiexec): "recovered".
@@ -807,11 +794,11 @@ def main():
         check_like_plain(c, r, plain1)
         got = None
         if check_one_archive(c, r):
-            got = check_job_archive(c, r.anchor, r.what, 1, deaf, src, library1)
+            got = check_job_archive(c, r.anchor, r.what, 1, src, library1)
         elif os.path.isfile(os.path.join(r.top, "out.1", "traces.otf2")):
             # Reported above; its content is checked all the same.
             got = check_job_archive(c, os.path.join(r.top, "out.1", "traces.otf2"), r.what + " out.1", 1,
-                                    deaf, src, library1)
+                                    src, library1)
         check_job_stderr(c, r, got)
 
         # 7. under mpiexec without MPI_Init: each process keeps D.rank<N>
@@ -823,11 +810,7 @@ def main():
         r = runner.run("no-mpi", n(2), preload="ranks", env=no_mpi)
         check_like_plain(c, r, plain_nm)
         c.equal(r.err, "", "%s: stderr" % r.what)
-        if deaf:
-            c.note("%s: archives not checked: without OMPT callbacks and without MPI the processes record "
-                   "nothing" % r.what)
-        else:
-            check_no_mpi_archives(c, r, 2, src)
+        check_no_mpi_archives(c, r, 2, src)
     finally:
         for r in runner.runs:
             timings.append("%s %.1fs" % (r.what, r.seconds))

@@ -43,9 +43,6 @@ archive"):
     MPI_T events: 0 sources, 0 event types, 0 registrations made, 0 live"
     (control characters as spaces); no other TRACER::MPIT:: property (on any
     group or in the anchor); no "MPI_T source ..." location.
-Sanitizer builds where the OpenMP runtime gives no OMPT target callbacks even
-to the independent probe tool (harness.skip_if_runtime_deaf) keep every check
-except the offload content, which is reported as skipped.
 """
 import os
 import re
@@ -60,7 +57,6 @@ import harness as h  # noqa: E402
 from mpit_offload_truth import (check_plain, reps, tree, want_counts,  # noqa: E402
                                 want_data_ops, want_transfers)
 import cfgtest as ct  # noqa: E402
-import extra  # noqa: E402
 from otf2_trace import RankView, group_properties  # noqa: E402
 import otf2  # noqa: E402
 from otf2.enums import LocationGroupType, Paradigm, RegionRole  # noqa: E402
@@ -138,7 +134,7 @@ def check_offload(c, t, what, rank, src):
             c.equal(A(ev, "device"), 0, "%s: device of %s" % (what, ev.region.canonical_name))
 
 
-def check_rank(c, t, what, rank, deaf, src):
+def check_rank(c, t, what, rank, src):
     """Rank `rank` of the job's archive `t` (its "rank <r>" and "rank <r>
     device <d>" groups: RankView)."""
     v = RankView(t, rank)
@@ -187,12 +183,10 @@ def check_rank(c, t, what, rank, deaf, src):
             c.check(pb[0][1].time <= spans["MPI_Init"][0] and pe[0][1].time >= spans["MPI_Finalize"][1],
                     "%s: MPI_Init/MPI_Finalize outside ProgramBegin..ProgramEnd" % what)
 
-    if deaf:
-        return
     check_offload(c, v, what, rank, src)
 
 
-def check_traced(c, r, plain, size, library, deaf, src):
+def check_traced(c, r, plain, size, library, src):
     c.equal(r.rc, plain.rc, "%s: exit status (vs without tracer)" % r.what)
     c.equal(sorted(r.out.splitlines()), sorted(plain.out.splitlines()),
             "%s: stdout lines (vs without tracer)" % r.what)
@@ -267,7 +261,7 @@ def check_traced(c, r, plain, size, library, deaf, src):
                 % (what, name, status))
 
     for k in range(size):
-        check_rank(c, t, "%s (rank %d)" % (what, k), k, deaf, src)
+        check_rank(c, t, "%s (rank %d)" % (what, k), k, src)
 
 
 def main():
@@ -278,18 +272,13 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tracer-test-mpit-mpich-")
     runs = []
     try:
-        deaf = extra.runtime_deaf(binary, tmp)
-        if deaf:
-            c.note("SKIPPED the offload content checks: with %s preloaded the OpenMP runtime delivers no "
-                   "OMPT target callbacks even to the independent probe tool; MPI and MPI_T checks still run"
-                   % os.environ.get("TEST_SANITIZER_PRELOAD"))
         for label, cmd, size in (("mpiexec", [mpiexec, "-n", "2", binary], 2),
                                  ("singleton", [binary], 1)):
             plain = run(tmp, label + "-plain", cmd, traced=False)
             traced = run(tmp, label + "-traced", cmd, traced=True)
             runs += [plain, traced]
             library = check_plain(c, plain, size)
-            check_traced(c, traced, plain, size, library, deaf, src)
+            check_traced(c, traced, plain, size, library, src)
     finally:
         if c.failures:
             for r in runs:

@@ -159,6 +159,10 @@ static void clean_environment(const struct omp_probe *p)
 
 typedef int (*registration_fn)(unsigned, const char **, int *);
 typedef int (*device_fn)(unsigned, int *, const char **);
+typedef int (*connection_fn)(char *, size_t);
+
+/* tracer_ompt_connection's answers (tracer.h). */
+enum { CONNECTION_NONE = 0, CONNECTION_FAILED = 4, CONNECTION_LATE = 5 };
 
 static int omp_probe(void *arg, FILE *out)
 {
@@ -173,8 +177,9 @@ static int omp_probe(void *arg, FILE *out)
     }
     registration_fn registration = (registration_fn)(uintptr_t)dlsym(tracer, "tracer_ompt_registration");
     device_fn device = (device_fn)(uintptr_t)dlsym(tracer, "tracer_ompt_device");
-    if (!registration || !device) {
-        fprintf(out, "  %s lacks tracer_ompt_registration/tracer_ompt_device (an older libtracer?)\n", p->lib);
+    connection_fn connection = (connection_fn)(uintptr_t)dlsym(tracer, "tracer_ompt_connection");
+    if (!registration || !device || !connection) {
+        fprintf(out, "  %s lacks tracer_ompt_registration/_device/_connection (an older libtracer?)\n", p->lib);
         return 0;
     }
     void *omp = open_first(p->o->omp_lib, default_omp, tried, sizeof tried);
@@ -189,9 +194,14 @@ static int omp_probe(void *arg, FILE *out)
     else
         fprintf(out, "  offload runtime:  none found (tried %s); no target callbacks, no devices\n", tried);
 
-    int ndev = 0;
+    int ndev = 0, connected = CONNECTION_NONE;
     void (*unregister)(struct tgt_bin_desc *) = 0;
     if (target) {
+        /* What libtracer's constructor does in a program linked with
+         * libomptarget; here libomptarget was loaded after it. */
+        char how[4 * 4096];
+        connected = connection(how, sizeof how);
+        fprintf(out, "  connection:       %s\n", how);
         /* LLVM 19 sets the offload runtime up on the first registration
          * (older ones in a constructor); __tgt_rtl_init is the explicit form. */
         void (*rtl_init)(void) = (void (*)(void))(uintptr_t)dlsym(target, "__tgt_rtl_init");
@@ -228,7 +238,10 @@ static int omp_probe(void *arg, FILE *out)
             fputs("  OMPT callbacks (the runtime's answer to tracer's registration):\n", out);
         fprintf(out, "    %-36s %s\n", name, result_name(result));
     }
-    if (!i)
+    if (!i && (connected == CONNECTION_FAILED || connected == CONNECTION_LATE))
+        fputs("  OMPT: no callbacks were registered: libomptarget cannot reach the OpenMP runtime "
+              "(see connection above), so neither can tracer's tool\n", out);
+    else if (!i)
         fputs("  OMPT: the runtime did not start tracer's tool; no callbacks were registered\n", out);
 
     int num;

@@ -5,11 +5,13 @@
  * tracer inert in shells, launchers and compilers it is preloaded into. */
 #include <omp-tools.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/config.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "ompt/ompt_callbacks.h"
+#include "ompt/ompt_connect.h"
 #include "ompt/ompt_host.h"
 #include "ompt/ompt_registration.h"
 #include "tracer.h"
@@ -17,6 +19,9 @@
 
 static tr_ompt_registration registrations[TR_OMPT_MAX_REGISTRATIONS];
 static int registration_count;
+/* Set when the runtime accepted a target callback: from then on, a run
+ * without any target callback needs an explanation (report_connection). */
+static int target_registered;
 
 static int try_register(ompt_set_callback_t set_callback, ompt_callbacks_t which, const char *name,
                         ompt_callback_t fn)
@@ -58,7 +63,7 @@ static void register_target(ompt_set_callback_t set_callback, uint32_t classes)
 {
     int constructs = classes & TR_OMPT_CONSTRUCTS, data_ops = classes & TR_OMPT_DATA_OPS;
     int kernels = classes & TR_OMPT_KERNELS, link_maps = classes & TR_OMPT_LINK_MAPS;
-    REG(ompt_callback_device_initialize, tr_ompt_device_initialize);
+    target_registered = REG(ompt_callback_device_initialize, tr_ompt_device_initialize);
     REG(ompt_callback_device_finalize, tr_ompt_device_finalize);
     REG(ompt_callback_device_load, tr_ompt_device_load);
     REG(ompt_callback_device_unload, tr_ompt_device_unload);
@@ -92,6 +97,11 @@ static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
         register_target(set_callback, classes);
     if (classes & TR_OMPT_HOST_STATES)
         register_host(set_callback);
+    if (tr_cfg.verbose) {
+        char how[4 * 4096];
+        tr_ompt_connect_describe(tr_ompt_connect_state(), how, sizeof how);
+        tr_log("offload connection: %s", how);
+    }
     return 1;
 }
 
@@ -107,6 +117,33 @@ ompt_start_tool(unsigned int omp_version, const char *runtime_version)
     (void)omp_version, (void)runtime_version;
     static ompt_start_tool_result_t result = {tr_ompt_initialize, tr_ompt_finalize, {0}};
     return &result;
+}
+
+/* A run that asked for target callbacks and got none, in a process whose
+ * libomptarget could not reach the running libomp, gets one line that says
+ * why and what to do, rather than a trace that is silently without them. */
+__attribute__((destructor)) static void report_connection(void)
+{
+    int num;
+    const char *type;
+    if (!target_registered || tracer_ompt_device(0, &num, &type) == 0)
+        return;
+    tr_connect_state state = tr_ompt_connect_state();
+    if (state != TR_CONNECT_FAILED && state != TR_CONNECT_LATE)
+        return;
+    char why[4 * 4096];
+    tr_ompt_connect_describe(state, why, sizeof why);
+    tr_log("no target event was recorded: %s", why);
+}
+
+__attribute__((visibility("default"))) int tracer_ompt_connection(char *buf, size_t len)
+{
+    tr_connect_state state = tr_ompt_connect_prepare();
+    if (state == TR_CONNECT_NO_OFFLOAD)
+        state = tr_ompt_connect_state();
+    if (buf && len)
+        tr_ompt_connect_describe(state, buf, len);
+    return (int)state;
 }
 
 __attribute__((visibility("default"))) int tracer_ompt_registration(unsigned index, const char **callback,

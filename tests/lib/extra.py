@@ -7,7 +7,6 @@ Environment (set by tests/meson.build):
 """
 
 import os
-import re
 import subprocess
 
 import harness as h
@@ -71,29 +70,6 @@ def check_one_line(c, err, prefix, what):
 def check_no_signal(c, rc, what):
     c.check(rc is not None, "%s: timed out" % what)
     c.check(rc is None or rc >= 0, "%s: killed by signal %d" % (what, -(rc or 0)))
-
-
-def runtime_deaf(bin_path, tmp):
-    """Sanitizer builds only (see harness.skip_if_runtime_deaf): True when the
-    OpenMP runtime delivers no OMPT target callbacks even to the independent
-    probe tool with the sanitizer runtimes preloaded."""
-    extra = [p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", "")) if p]
-    probe = os.environ.get("OMPT_PROBE", "")
-    if not extra or not probe:
-        return False
-    out = os.path.join(tmp, "probe.out")
-    run([bin_path], tmp, extra={"LD_PRELOAD": ":".join(extra + [probe]),
-                                "OMPT_PROBE_OUT": out})
-    try:
-        with open(out) as f:
-            n = int(f.read().strip() or 0)
-    except (OSError, ValueError):
-        n = 0
-    try:
-        os.unlink(out)
-    except OSError:
-        pass
-    return n == 0
 
 
 def snapshot(root):

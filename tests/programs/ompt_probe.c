@@ -1,7 +1,8 @@
-/* Minimal independent OMPT tool used by the test harness in sanitizer builds:
- * it counts target callbacks and writes the count to $OMPT_PROBE_OUT at exit.
- * It tells whether the OpenMP runtime delivers target callbacks at all with
- * the sanitizer runtimes preloaded (LLVM 19 + ASan preload does not). */
+/* Minimal independent OMPT tool: it counts target callbacks and writes the
+ * count to $OMPT_PROBE_OUT at exit. test_offload_connect.py runs programs
+ * with it alone to learn what the OpenMP runtime delivers on this machine
+ * without tracer (LLVM 19 on Debian 12: nothing, because libomptarget cannot
+ * find "libomp.so"). */
 #include <omp-tools.h>
 #include <stdio.h>
 #include <stdlib.h>
