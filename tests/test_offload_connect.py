@@ -110,12 +110,23 @@ def main():
         c.note("a: without tracer the OpenMP runtime delivers %d target callbacks here (%s)"
                % (delivered, "libomp.so is not on the search path: tracer must make it resolve"
                   if deaf else "libomp.so resolves on this machine"))
-        rc, plain_out, err = run(cmd, cwd, traced=False)
+        # The program's own answers without tracer, in the same environment
+        # (sanitizer builds: the sanitizer runtimes preloaded, as in the traced
+        # runs). GCC 12's libasan intercepts dlopen and calls glibc from its own
+        # frame, so there the bare-name loads through a RUNPATH fail whatever
+        # tracer does; the plain build checks them against the program.
+        sanitizers = h.preload_list()[:-1]
+        rc, baseline, err = run(cmd, cwd, traced=bool(sanitizers), preload=sanitizers)
         c.equal(rc, 0, "untraced: exit code (stderr %r)" % err)
-        m = re.match(r"connect: plugin=4242 sum=\d+ libomp.so=(\w+) omp_get_max_threads=(\w+)\n$",
-                     plain_out)
-        c.check(m, "untraced: stdout %r" % plain_out)
-        want_stdout = WANT_STDOUT % (m.groups() if m else ("?", "?"))
+        if not sanitizers:
+            c.equal(baseline, WANT_STDOUT % ("loaded", "found"), "untraced: stdout")
+        elif "plugin=4242" not in baseline:
+            c.note("untraced with %s preloaded the plugin host cannot load its plugin by bare name: "
+                   "the sanitizer's dlopen interceptor loses the caller's RUNPATH" % ":".join(sanitizers))
+        # When libomptarget is connected, "libomp.so" names the running runtime
+        # for every caller (README: How libomptarget reaches the OpenMP runtime).
+        want_stdout = re.sub(r"libomp.so=\w+ omp_get_max_threads=\w+",
+                             "libomp.so=loaded omp_get_max_threads=found", baseline)
 
         # b. Traced, nothing set.
         out_b = os.path.join(tmp, "trace-b")
@@ -159,8 +170,8 @@ def main():
         preload = h.preload_list()[:-1] + [lib]
         out_d = os.path.join(tmp, "trace-d")
         rc, out, err = run(cmd, cwd, traced=True, output=out_d, preload=preload)
-        check_unharmed(c, "d", rc, out, err, want_stdout)
-        lines = err.splitlines()
+        check_unharmed(c, "d", rc, out, err, baseline)
+        lines = [l for l in err.splitlines() if l.startswith("tracer:")]
         if deaf:
             helper = os.path.join(alone, "libtracer-ompalias.so")
             want = re.compile(
@@ -176,9 +187,9 @@ def main():
                         "d: libomptarget named: %r" % m.group(1))
                 c.check(os.path.exists(os.path.join(m.group(2), "libomp.so")),
                         "d: the LD_LIBRARY_PATH named holds no libomp.so: %r" % m.group(2))
-            c.equal(len(lines), 1, "d: stderr lines %r" % lines)
+            c.equal(len(lines), 1, "d: tracer: lines %r" % lines)
         else:
-            c.equal(lines, [], "d: stderr")
+            c.equal(lines, [], "d: tracer: lines")
             check_trace(c, "d", out_d)
     finally:
         if c.failures or os.environ.get("TEST_KEEP"):

@@ -17,10 +17,16 @@
  * RUNPATH. libtracer removes the directory right after. */
 #include <dlfcn.h>
 
-/* 1 when "libomp.so" now names a loaded library, 0 otherwise. */
-__attribute__((visibility("default"))) int tracer_alias_libomp(void)
+typedef void *(*dlopen_fn)(const char *, int);
+
+/* 1 when "libomp.so" now names a loaded library, 0 otherwise.
+ * @libc_dlopen is glibc's own dlopen, called directly: an interposed dlopen
+ * (AddressSanitizer's, for one) would call glibc from its own frame, and
+ * glibc would search with the interposer's RUNPATH instead of ours. NULL:
+ * the dlopen this library binds to. */
+__attribute__((visibility("default"))) int tracer_alias_libomp(dlopen_fn libc_dlopen)
 {
-    void *h = dlopen("libomp.so", RTLD_LAZY | RTLD_NOLOAD);
+    void *h = (libc_dlopen ? libc_dlopen : dlopen)("libomp.so", RTLD_LAZY | RTLD_NOLOAD);
     if (!h)
         return 0;
     dlclose(h);

@@ -95,6 +95,26 @@ static int own_dir(char *dst, size_t len)
     return 0;
 }
 
+typedef void *(*dlopen_fn)(const char *, int);
+
+/* glibc's own dlopen, past any interposer (AddressSanitizer intercepts
+ * dlopen): glibc takes the caller's RUNPATH from its return address, so the
+ * alias helper must call glibc directly. In libc since glibc 2.34, in libdl
+ * before. */
+static dlopen_fn libc_dlopen(void)
+{
+    static const char *const libs[] = {"libc.so.6", "libdl.so.2"};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+        dlopen_fn fn = h ? (dlopen_fn)(uintptr_t)dlsym(h, "dlopen") : 0;
+        if (h)
+            dlclose(h);
+        if (fn)
+            return fn;
+    }
+    return 0;
+}
+
 /* A private directory (mode 0700, a fresh name: nothing planted there can be
  * followed) holding "libomp.so" -> the running libomp and a link to the
  * alias helper, whose RUNPATH $ORIGIN is that directory (omp_name_alias.c). */
@@ -130,13 +150,13 @@ static tr_connect_state make_alias(void)
         snprintf(alias_error, sizeof alias_error, "cannot link in %s: %s", dir, strerror(errno));
     } else {
         void *h = dlopen(helper_link, RTLD_NOW | RTLD_LOCAL);
-        int (*alias)(void) = h ? (int (*)(void))(uintptr_t)dlsym(h, "tracer_alias_libomp") : 0;
+        int (*alias)(dlopen_fn) = h ? (int (*)(dlopen_fn))(uintptr_t)dlsym(h, "tracer_alias_libomp") : 0;
         if (!h) {
             const char *e = dlerror();
             snprintf(alias_error, sizeof alias_error, "%s", e ? e : "dlopen failed");
         } else if (!alias) {
             snprintf(alias_error, sizeof alias_error, "%s is not tracer's helper", ALIAS_FILE);
-        } else if (!alias()) {
+        } else if (!alias(libc_dlopen())) {
             snprintf(alias_error, sizeof alias_error, "glibc did not take the name");
         } else {
             result = TR_CONNECT_ALIASED;
