@@ -99,8 +99,8 @@ int tracer_ompt_device(unsigned index, int *device_num, const char **type);
  *  for libomp as "libomp.so"; where that name is not on the library search
  *  path (Debian's libomp-19-dev), tracer makes it name the running libomp,
  *  with the helper libtracer-ompalias.so from libtracer.so's directory.
- *  libtracer.so does this by itself when loaded into a process that has
- *  libomptarget; `tracer info` calls this after loading libomptarget.
+ *  libtracer.so does this by itself when loaded and at every offload image
+ *  registration; `tracer info` calls this after loading libomptarget.
  *  @buf, @len : receive one sentence (may be NULL, 0).
  *  @return : 0 no libomptarget loaded; 1 it finds libomp by name; 2 it does
  *            because tracer made the name resolve; 3 it has no OMPT connection to

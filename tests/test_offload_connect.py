@@ -19,7 +19,11 @@ makes the name resolve.
   d. libtracer.so copied alone (its helper libtracer-ompalias.so missing):
      where the runtime alone delivers nothing, the program is unharmed and
      one tracer: line names the cause and the fix; otherwise the trace is
-     as in b.
+     as in b;
+  e. a program without OpenMP that dlopens an offload library (as Python
+     loads an extension): libomptarget arrives after tracer's constructor,
+     and registering the library's image is what makes it connect; the
+     trace holds the library's exact target regions and data ops.
 """
 import os
 import re
@@ -191,6 +195,21 @@ def main():
         else:
             c.equal(lines, [], "d: tracer: lines")
             check_trace(c, "d", out_d)
+
+        # e. libomptarget loaded late, by dlopen.
+        late = [h.env_path("TEST_LATE_BIN"), h.env_path("TEST_LATE_LIB")]
+        rc, late_baseline, err = run(late, cwd, traced=bool(sanitizers), preload=sanitizers)
+        c.equal((rc, late_baseline), (0, "connect_late: sum=%d\n" % (sum(range(N)) + R * N)),
+                "e: untraced exit code and stdout (stderr %r)" % err)
+        out_e = os.path.join(tmp, "trace-e")
+        rc, out, err = run(late, cwd, traced=True, output=out_e, extra={"TRACER_VERBOSE": "1"})
+        check_unharmed(c, "e", rc, out, err, late_baseline)
+        lines = err.splitlines()
+        c.check(not [l for l in lines if "no target event" in l], "e: %r" % lines)
+        if deaf:
+            c.check(len([l for l in lines if CONNECTED_BY_ALIAS.match(l)]) == 1,
+                    "e: want the line saying tracer made libomp.so resolve, got %r" % lines)
+        check_trace(c, "e", out_e)
     finally:
         if c.failures or os.environ.get("TEST_KEEP"):
             print("kept", tmp)

@@ -270,9 +270,9 @@ void tr_ompt_connect_describe(tr_connect_state state, char *buf, size_t len)
         break;
     case TR_CONNECT_LATE:
         snprintf(buf, len,
-                 "libomptarget (%s) was loaded after start-up (by dlopen) and looks for the OpenMP runtime as "
-                 "\"libomp.so\", which is not on the library search path; to fix it, set LD_LIBRARY_PATH=%s, "
-                 "or link the program with libomptarget",
+                 "libomptarget (%s) was loaded after start-up and registered an offload image without "
+                 "passing through libtracer.so, so it looked for the OpenMP runtime as \"libomp.so\", which is "
+                 "not on the library search path; to fix it, set LD_LIBRARY_PATH=%s, or preload libtracer.so",
                  omptarget_path, dir);
         break;
     }
@@ -281,4 +281,39 @@ void tr_ompt_connect_describe(tr_connect_state state, char *buf, size_t len)
 __attribute__((constructor)) static void connect_at_load(void)
 {
     tr_ompt_connect_prepare();
+}
+
+/* An offload image registering itself: the program's constructor, or that
+ * of a library the program dlopens later (a Python extension, a plugin),
+ * which loads libomptarget after tracer's constructor has run. Registration
+ * is what makes libomptarget connect to libomp, so the name must resolve
+ * first. The real function is libomptarget's: the next definition in the
+ * global scope, or, for a libomptarget loaded locally by dlopen, the one in
+ * its own scope. */
+typedef void (*register_fn)(void *desc);
+
+static register_fn real_register(void)
+{
+    register_fn fn = (register_fn)(uintptr_t)dlsym(RTLD_NEXT, "__tgt_register_lib");
+    char found[PATH_MAX] = "";
+    if (!fn && dl_iterate_phdr(find_omptarget, found)) {
+        void *h = dlopen(found, RTLD_LAZY | RTLD_NOLOAD);
+        fn = h ? (register_fn)(uintptr_t)dlsym(h, "__tgt_register_lib") : 0;
+        if (h)
+            dlclose(h);
+    }
+    return fn;
+}
+
+__attribute__((visibility("default"))) void __tgt_register_lib(void *desc)
+{
+    static register_fn real;
+    register_fn fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        fn = real_register();
+        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
+    }
+    tr_ompt_connect_prepare();
+    if (fn && fn != __tgt_register_lib)
+        fn(desc);
 }

@@ -24,8 +24,9 @@ typedef enum {
                                 * than LLVM 17, or not LLVM's; left alone */
     TR_CONNECT_FAILED,         /* the name does not resolve and tracer
                                 * could not be made to */
-    TR_CONNECT_LATE,           /* libomptarget appeared after start-up, when its
-                                * connection had already been tried */
+    TR_CONNECT_LATE,           /* libomptarget appeared after start-up and
+                                * connected (or failed to) before tracer
+                                * could act: its registration bypassed us */
 } tr_connect_state;
 
 /* Looks for libomptarget and, when its dlopen("libomp.so") would miss the
