@@ -1,9 +1,10 @@
 /* ompt_connect.c - ties libomptarget to the running libomp (see the header).
  *
- * Decided once, in libtracer's constructor: it runs after every library the
- * program was linked with is initialised and before the program's own
- * constructors, the first of which registers its offload image and makes
- * libomptarget connect. */
+ * Decided once, as soon as libomptarget is in the process: in libtracer's
+ * constructor, which runs after every library the program was linked with
+ * is initialised and before the program's own constructors (the first of
+ * them registers its offload image, and that makes libomptarget connect),
+ * or at the first registration of an image that a later dlopen brought. */
 #define _GNU_SOURCE
 #include "ompt/ompt_connect.h"
 
@@ -183,11 +184,13 @@ static int tracing_disabled(void)
 
 tr_connect_state tr_ompt_connect_prepare(void)
 {
+    /* Once decided, every registration passes here without the lock. */
+    if (__atomic_load_n(&decided, __ATOMIC_ACQUIRE))
+        return decision;
     pthread_mutex_lock(&decide_lock);
     if (!decided && !tracing_disabled()) {
         char found[PATH_MAX] = "";
         if (dl_iterate_phdr(find_omptarget, found)) {
-            decided = 1;
             snprintf(omptarget_path, sizeof omptarget_path, "%s", found);
             connect_fn fn = running_connect(found);
             if (!fn) {
@@ -201,6 +204,7 @@ tr_connect_state tr_ompt_connect_prepare(void)
                     decision = TR_CONNECT_FAILED;
                 }
             }
+            __atomic_store_n(&decided, 1, __ATOMIC_RELEASE);
         }
     }
     tr_connect_state s = decided ? decision : TR_CONNECT_NO_OFFLOAD;
