@@ -196,13 +196,19 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
             continue;
         const unsigned char *base = (const unsigned char *)(uintptr_t)(sh.sh_addr + bias);
         /* LLVM <= 19: {addr, name, size, int32 flags, int32 data} (32 bytes).
-         * LLVM 20+:   {u64 reserved, u16 version, u16 kind, u32 flags, addr,
-         *              name, u64 size, u64 data, aux} (64 bytes). */
-        size_t stride = newer ? 64 : 32, addr_off = newer ? 16 : 0, name_off = newer ? 24 : 8;
+         * LLVM 20+:   {u64 reserved (0), u16 version, u16 kind, u32 flags,
+         *              addr, name, u64 size, u64 data, aux} (56 bytes; checked
+         *              against clang-22's tables: 7 entries in 0x188 bytes). */
+        size_t stride = newer ? 56 : 32, addr_off = newer ? 16 : 0, name_off = newer ? 24 : 8;
         size_t flags_off = newer ? 12 : 24; /* u32 flags; bit 0 = declare target link */
         for (size_t off = 0; off + stride <= sh.sh_size; off += stride) {
-            uint64_t addr, name_ptr;
+            uint64_t addr, name_ptr, reserved;
             uint32_t flags;
+            /* A nonzero reserved word means the layout is not the one above:
+             * read nothing rather than misread pointers. */
+            memcpy(&reserved, base + off, sizeof reserved);
+            if (newer && reserved != 0)
+                break;
             memcpy(&addr, base + off + addr_off, sizeof addr);
             memcpy(&name_ptr, base + off + name_off, sizeof name_ptr);
             memcpy(&flags, base + off + flags_off, sizeof flags);

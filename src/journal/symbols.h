@@ -2,8 +2,8 @@
  *
  * A target construct's codeptr_ra is resolved (libdw) to its function and
  * source line. The offload entry table of the module that holds it
- * ("omp_offloading_entries", LLVM <= 19; "llvm_offload_entries", LLVM 20+,
- * whose entries are twice as large) lists the outlined kernels, named
+ * ("omp_offloading_entries", LLVM <= 19, 32-byte entries;
+ * "llvm_offload_entries", LLVM 20+, 56-byte entries) lists the outlined kernels, named
  * __omp_offloading_<dev>_<file>_<function>_l<line>; matching function and
  * line gives the kernel's symbol. Before that, the machine code just before
  * codeptr_ra is searched for the kernel's region id (exact even at -O2). */

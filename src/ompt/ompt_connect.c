@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -235,17 +236,42 @@ tr_connect_state tr_ompt_connect_state(void)
     return name_resolves_to(fn) ? TR_CONNECT_BY_NAME : TR_CONNECT_LATE;
 }
 
-/* The directory of the running libomp, where "libomp.so" normally lives. */
-static void omp_dir(char *dst, size_t len)
+/* The advice for a user whose libomptarget cannot find the runtime: a
+ * directory that holds "libomp.so" as the running libomp, for
+ * LD_LIBRARY_PATH (the runtime's directory as loaded, or as the links
+ * resolve: Debian's /lib/x86_64-linux-gnu/libomp.so.5 is a link into
+ * /usr/lib/llvm-19/lib); otherwise, a link to make. */
+static int holds_name(const char *path, const struct stat *want, char *dir, size_t len)
 {
-    const char *slash = strrchr(omp_path, '/');
-    snprintf(dst, len, "%.*s", slash ? (int)(slash - omp_path) : 1, slash ? omp_path : ".");
+    const char *slash = strrchr(path, '/');
+    char candidate[PATH_MAX];
+    struct stat got;
+    if (!slash || slash - path > PATH_MAX - 16)
+        return 0;
+    snprintf(candidate, sizeof candidate, "%.*s/libomp.so", (int)(slash - path), path);
+    if (stat(candidate, &got) != 0 || got.st_dev != want->st_dev || got.st_ino != want->st_ino)
+        return 0;
+    snprintf(dir, len, "%.*s", (int)(slash - path), path);
+    return 1;
+}
+
+static void library_path_fix(char *dst, size_t len)
+{
+    char real[PATH_MAX], dir[PATH_MAX];
+    struct stat want;
+    if (!realpath(omp_path, real) || stat(real, &want) != 0)
+        snprintf(dst, len, "put a link named libomp.so to the OpenMP runtime on LD_LIBRARY_PATH");
+    else if (holds_name(omp_path, &want, dir, sizeof dir) || holds_name(real, &want, dir, sizeof dir))
+        snprintf(dst, len, "set LD_LIBRARY_PATH=%s", dir);
+    else
+        snprintf(dst, len, "put a link named libomp.so to %s in a directory on LD_LIBRARY_PATH", real);
 }
 
 void tr_ompt_connect_describe(tr_connect_state state, char *buf, size_t len)
 {
-    char dir[PATH_MAX];
-    omp_dir(dir, sizeof dir);
+    char fix[2 * PATH_MAX];
+    if (state == TR_CONNECT_FAILED || state == TR_CONNECT_LATE)
+        library_path_fix(fix, sizeof fix);
     switch (state) {
     case TR_CONNECT_NO_OFFLOAD:
         snprintf(buf, len, "no offload runtime (libomptarget) is loaded");
@@ -269,15 +295,15 @@ void tr_ompt_connect_describe(tr_connect_state state, char *buf, size_t len)
         snprintf(buf, len,
                  "libomptarget (%s) looks for the OpenMP runtime as \"libomp.so\", which is not on the library "
                  "search path, and tracer could not make that name resolve (%s); to fix it, install %s beside "
-                 "libtracer.so, or set LD_LIBRARY_PATH=%s",
-                 omptarget_path, alias_error, ALIAS_FILE, dir);
+                 "libtracer.so, or %s",
+                 omptarget_path, alias_error, ALIAS_FILE, fix);
         break;
     case TR_CONNECT_LATE:
         snprintf(buf, len,
                  "libomptarget (%s) was loaded after start-up and registered an offload image without "
                  "passing through libtracer.so, so it looked for the OpenMP runtime as \"libomp.so\", which is "
-                 "not on the library search path; to fix it, set LD_LIBRARY_PATH=%s, or preload libtracer.so",
-                 omptarget_path, dir);
+                 "not on the library search path; to fix it, %s, or preload libtracer.so",
+                 omptarget_path, fix);
         break;
     }
 }
