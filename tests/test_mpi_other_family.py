@@ -7,7 +7,7 @@ tracer must notice at run time that the process uses another MPI, leave MPI
 alone with one `tracer:` line per process, and still forward every wrapped
 call (MPI_Init_thread, MPI_Comm_dup/_split, MPI_Cart_create/_sub,
 MPI_Comm_free, MPI_Finalize) with the pointer handles intact. Checked:
-exit status 3 and stdout equal to the untraced run's (which proves the
+exit status 3 (under mpirun: mpirun's, as untraced) and stdout equal to the untraced run's (which proves the
 communicators were made and freed), exactly one `tracer:` line per process,
 naming Open MPI and MPICH; per process one archive whose host thread has
 MPI_Init_thread and MPI_Finalize, whose TRACER::MPIT::STATUS says MPI_T was
@@ -26,8 +26,13 @@ import harness as h  # noqa: E402
 
 def run(c, label, cmd, tmp, traced):
     out = os.path.join(tmp, label)
+    # Every rank exits with status 3 on purpose; by default mpirun then kills
+    # the ranks still running, which can cut a rank's trace while it is being
+    # written at exit (a race seen under ASan on a loaded machine). Each rank
+    # is meant to end on its own here.
     env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+           "OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_rmaps_base_oversubscribe": "1",
+           "OMPI_MCA_orte_abort_on_non_zero_status": "0"}
     r = h.run(cmd, tmp, traced, output=out if traced else None, extra_env=env, timeout=180)
     r.stdout = r.stdout.decode(errors="replace")
     r.stderr = r.stderr.decode(errors="replace")
@@ -60,7 +65,10 @@ def main():
                 continue
             base, _ = run(c, label.replace(" ", "_") + "_untraced", cmd, tmp, False)
             r, out = run(c, label.replace(" ", "_"), cmd, tmp, True)
-            c.equal(r.returncode, 3, "%s: exit status (stderr %r)" % (label, r.stderr[-400:]))
+            # The program exits 3; mpirun, told not to abort on it, exits as
+            # it does untraced.
+            want = 3 if label == "singleton" else base.returncode
+            c.equal(r.returncode, want, "%s: exit status (stderr %r)" % (label, r.stderr[-400:]))
             c.equal(sorted(r.stdout.splitlines()), sorted(base.stdout.splitlines()), "%s: stdout" % label)
             c.equal(len(r.stdout.splitlines()), nproc, "%s: lines of output" % label)
             lines = [l for l in r.stderr.splitlines() if l.startswith("tracer:")]
