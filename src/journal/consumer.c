@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "api/user_regions.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/log.h"
+#include "core/unload.h"
 #include "journal/journal_write.h"
 #include "journal/symbols.h"
 #include "writer/u64map.h"
@@ -26,6 +28,11 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
 static int write_failed_once;
 void (*tr_consumer_interval_hook)(void);
+
+/* tr_consumer_sync: rounds asked for and rounds done, under wake_lock. */
+static uint64_t sync_wanted, sync_done;
+static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
+static pid_t consumer_pid;
 
 /* The chunks the thread took but has not finished; a crash handler writes
  * them (duplicates are dropped by readers: same location and seq). */
@@ -267,7 +274,7 @@ static void *consumer_main(void *arg)
     write_clock();
     for (;;) {
         pthread_mutex_lock(&wake_lock);
-        if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+        if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE) && sync_done == sync_wanted) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
             until.tv_nsec += 5000000; /* 5 ms: often enough to keep up, rare enough to cost nothing */
@@ -277,8 +284,16 @@ static void *consumer_main(void *arg)
             }
             pthread_cond_timedwait(&wake_cond, &wake_lock, &until);
         }
+        uint64_t want = sync_wanted;
         pthread_mutex_unlock(&wake_lock);
         drain_full();
+        if (want != sync_done) {
+            flush_partial();
+            pthread_mutex_lock(&wake_lock);
+            sync_done = want;
+            pthread_cond_broadcast(&sync_cond);
+            pthread_mutex_unlock(&wake_lock);
+        }
         if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
             break;
         uint64_t now = tr_clock_mono_ns();
@@ -312,8 +327,28 @@ int tr_consumer_start(int fd, uint64_t flush_interval_ns)
         errno = rc;
         return -1;
     }
+    consumer_pid = getpid();
     running = 1;
+    __atomic_store_n(&tr_unload_hook, tr_consumer_sync, __ATOMIC_RELEASE);
     return 0;
+}
+
+void tr_consumer_sync(void)
+{
+    /* Never from the writer thread itself, nor in a forked child, which has
+     * no writer thread. */
+    if (!running || getpid() != consumer_pid || pthread_equal(pthread_self(), thread))
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2; /* a writer stuck on a slow disk must not stop the program */
+    pthread_mutex_lock(&wake_lock);
+    uint64_t want = ++sync_wanted;
+    pthread_cond_signal(&wake_cond);
+    while (sync_done < want && !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+        if (pthread_cond_timedwait(&sync_cond, &wake_lock, &until))
+            break;
+    pthread_mutex_unlock(&wake_lock);
 }
 
 void tr_consumer_wake(void)
@@ -325,9 +360,11 @@ void tr_consumer_stop(void)
 {
     if (!running)
         return;
+    __atomic_store_n(&tr_unload_hook, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&wake_lock);
     pthread_cond_signal(&wake_cond);
+    pthread_cond_broadcast(&sync_cond);
     pthread_mutex_unlock(&wake_lock);
     pthread_join(thread, 0);
     running = 0;

@@ -18,6 +18,10 @@ int tr_consumer_start(int fd, uint64_t flush_interval_ns);
 /* Writes everything still in memory (full and partly filled chunks), a final
  * clock pair, then ends the thread. Recording must be stopped. */
 void tr_consumer_stop(void);
+/* Writes every record committed so far, with the names it refers to, and
+ * returns once written (at most 2 s later). For the application's threads,
+ * before code the records point into may go away (core/unload.h). */
+void tr_consumer_sync(void);
 /* Wakes the thread (a producer is waiting for a free chunk). */
 void tr_consumer_wake(void);
 /* Async-signal-safe: appends, uncompressed, every chunk not yet written

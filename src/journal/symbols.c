@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define PREFIX "__omp_offloading_"
@@ -94,6 +95,8 @@ static void locate_by_cu_walk(Dwfl_Module *m, Dwarf_Addr addr, tr_code_location 
     }
 }
 
+static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr);
+
 tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra)
 {
     tr_code_location loc = {0, 0, 0};
@@ -101,7 +104,7 @@ tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra)
         return loc;
     /* The return address belongs to the instruction after the call. */
     Dwarf_Addr addr = codeptr_ra - 1;
-    Dwfl_Module *m = dwfl_addrmodule(s->dwfl, addr);
+    Dwfl_Module *m = module_of(s, addr);
     if (!m)
         return loc;
     loc.function = dwfl_module_addrname(m, addr);
@@ -141,6 +144,17 @@ static int parse_entry_name(const char *name, char **function, int *line)
     return *function ? 0 : -1;
 }
 
+/* Reads the process's own memory without trusting it to be mapped: the
+ * program may dlclose a library between an event and this thread resolving
+ * it (tests/test_unload.py), and a plain load would then fault. The kernel
+ * checks the range and returns what it could read. */
+static size_t safe_read(void *dst, uint64_t addr, size_t n)
+{
+    struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)addr, n};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    return got > 0 ? (size_t)got : 0;
+}
+
 static int in_module(Dwfl_Module *m, uint64_t a)
 {
     Dwarf_Addr lo, hi;
@@ -152,8 +166,14 @@ static char *read_name(Dwfl_Module *m, uint64_t p)
 {
     if (!in_module(m, p))
         return 0;
-    /* The name lives in the module's read-only data of this very process. */
-    return strndup((const char *)(uintptr_t)p, 1024);
+    /* The name lives in the module's read-only data of this very process;
+     * a read that stops at an unmapped page still ends the string. */
+    char buf[1025];
+    size_t got = safe_read(buf, p, sizeof buf - 1);
+    if (!got)
+        return 0;
+    buf[got] = 0;
+    return strdup(buf);
 }
 
 static void add_entry(module_entries *me, Dwfl_Module *m, uint64_t addr, uint64_t name_ptr)
@@ -194,7 +214,13 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
         int newer = !strcmp(name, "llvm_offload_entries");
         if (!newer && strcmp(name, "omp_offloading_entries"))
             continue;
-        const unsigned char *base = (const unsigned char *)(uintptr_t)(sh.sh_addr + bias);
+        /* The table as relocated in this process (the file holds no
+         * pointers before relocation). */
+        unsigned char *base = sh.sh_size < (1u << 24) ? malloc(sh.sh_size) : 0;
+        if (!base || safe_read(base, sh.sh_addr + bias, sh.sh_size) != sh.sh_size) {
+            free(base);
+            continue;
+        }
         /* LLVM <= 19: {addr, name, size, int32 flags, int32 data} (32 bytes).
          * LLVM 20+:   {u64 reserved (0), u16 version, u16 kind, u32 flags,
          *              addr, name, u64 size, u64 data, aux} (56 bytes; checked
@@ -222,6 +248,7 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
             }
             add_entry(me, m, addr, name_ptr);
         }
+        free(base);
     }
 }
 
@@ -258,16 +285,29 @@ static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m,
     Dwarf_Addr lo, hi;
     dwfl_module_info(m, 0, &lo, &hi, 0, 0, 0, 0);
     uint64_t from = codeptr - WINDOW >= lo && codeptr > WINDOW ? codeptr - WINDOW : lo;
-    const unsigned char *p = (const unsigned char *)(uintptr_t)from;
-    size_t n = codeptr - from;
+    unsigned char p[WINDOW];
+    size_t n = codeptr - from <= WINDOW ? codeptr - from : 0;
+    if (safe_read(p, from, n) != n)
+        return 0;
     const entry *best = 0;
     for (size_t i = 0; i + 7 <= n; i++) {
         int32_t disp;
-        if ((p[i] == 0x48 || p[i] == 0x4c) && p[i + 1] == 0x8d && (p[i + 2] & 0xc7) == 0x05) {
+        int rex_w = p[i] == 0x48 || p[i] == 0x4c;
+        if (rex_w && p[i + 1] == 0x8d && (p[i + 2] & 0xc7) == 0x05) {
             memcpy(&disp, p + i + 3, 4);
             const entry *e = entry_at(me, from + i + 7 + (int64_t)disp);
             if (e)
                 best = e;
+        } else if (rex_w && p[i + 1] == 0x8b && (p[i + 2] & 0xc7) == 0x05) {
+            /* `mov slot(%rip), %reg`: a shared library reaches its own
+             * exported region id through its GOT. */
+            uint64_t id;
+            memcpy(&disp, p + i + 3, 4);
+            if (safe_read(&id, from + i + 7 + (int64_t)disp, sizeof id) == sizeof id) {
+                const entry *e = entry_at(me, id);
+                if (e)
+                    best = e;
+            }
         } else if ((p[i] == 0x41 && p[i + 1] >= 0xb8 && p[i + 1] <= 0xbf) || (p[i] >= 0xb8 && p[i] <= 0xbf)) {
             uint32_t imm;
             memcpy(&imm, p + i + (p[i] == 0x41 ? 2 : 1), 4);
@@ -287,7 +327,7 @@ static const entry *kernel_entry(tr_symbols *s, uint64_t codeptr_ra)
 {
     if (!s || !codeptr_ra)
         return 0;
-    Dwfl_Module *m = dwfl_addrmodule(s->dwfl, codeptr_ra - 1);
+    Dwfl_Module *m = module_of(s, codeptr_ra - 1);
     if (!m)
         return 0;
     module_entries *me = entries_of(s, m);
@@ -430,8 +470,7 @@ int tr_symbols_variable(tr_symbols *s, uint64_t addr, tr_variable *out)
     module_entries *me = entries_of(s, m);
     for (size_t i = 0; me && i < me->nlinks; i++) {
         uint64_t held;
-        memcpy(&held, (const void *)(uintptr_t)me->link_ref_ptrs[i], sizeof held);
-        if (held == out->base) {
+        if (safe_read(&held, me->link_ref_ptrs[i], sizeof held) == sizeof held && held == out->base) {
             out->ref_ptr = me->link_ref_ptrs[i];
             break;
         }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/unload.h"
 
 #define ALIAS_FILE "libtracer-ompalias.so"
 #define CONNECT_SYMBOL "ompt_libomp_connect"
@@ -322,13 +323,13 @@ __attribute__((constructor)) static void connect_at_load(void)
  * its own scope. */
 typedef void (*register_fn)(void *desc);
 
-static register_fn real_register(void)
+static register_fn real_register(const char *name)
 {
-    register_fn fn = (register_fn)(uintptr_t)dlsym(RTLD_NEXT, "__tgt_register_lib");
+    register_fn fn = (register_fn)(uintptr_t)dlsym(RTLD_NEXT, name);
     char found[PATH_MAX] = "";
     if (!fn && dl_iterate_phdr(find_omptarget, found)) {
         void *h = dlopen(found, RTLD_LAZY | RTLD_NOLOAD);
-        fn = h ? (register_fn)(uintptr_t)dlsym(h, "__tgt_register_lib") : 0;
+        fn = h ? (register_fn)(uintptr_t)dlsym(h, name) : 0;
         if (h)
             dlclose(h);
     }
@@ -340,10 +341,27 @@ __attribute__((visibility("default"))) void __tgt_register_lib(void *desc)
     static register_fn real;
     register_fn fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
     if (!fn) {
-        fn = real_register();
+        fn = real_register("__tgt_register_lib");
         __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
     }
     tr_ompt_connect_prepare();
     if (fn && fn != __tgt_register_lib)
+        fn(desc);
+}
+
+/* An offload image going away: at exit, or from the destructor of a library
+ * the program dlcloses, which is still mapped now and will not be after.
+ * The consumer names the kernels and variables recorded so far first, while
+ * their code and tables can still be read. */
+__attribute__((visibility("default"))) void __tgt_unregister_lib(void *desc)
+{
+    static register_fn real;
+    register_fn fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        fn = real_register("__tgt_unregister_lib");
+        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
+    }
+    tr_before_unload();
+    if (fn && fn != __tgt_unregister_lib)
         fn(desc);
 }
