@@ -55,7 +55,9 @@ enum tr_rec_phase {
 enum tr_omp_event {
     TR_OMP_THREAD = 1,     /* thread_begin/end: dev=ompt_thread_t */
     TR_OMP_PARALLEL,       /* parallel_begin/end (encountering thread): dev=ompt_parallel_flag_t flags
-                            * id=parallel id u0=codeptr_ra; begin: u1=requested team size */
+                            * id=parallel id u0=codeptr_ra; begin: u1=requested team size,
+                            * u2=1 when codeptr_ra is in the OpenMP runtime itself (its own
+                            * team: libomp's hidden helpers), else 0 */
     TR_OMP_IMPLICIT_TASK,  /* implicit_task begin/end: dev=flags (ompt_task_initial/_implicit)
                             * id=parallel id (0 for the initial task) u1=actual team size
                             * u2=thread number in the team (end: as the runtime gives them) */

@@ -9,6 +9,11 @@
 
 #include <omp-tools.h>
 
+/* Remembers where the OpenMP runtime's code lies, from @inside, an address
+ * in it (its lookup function): a parallel region begun from there is the
+ * runtime's own team, not the program's. Call before registering. */
+void tr_ompt_host_set_runtime(const void *inside);
+
 void tr_ompt_host_thread_begin(ompt_thread_t thread_type, ompt_data_t *thread_data);
 void tr_ompt_host_thread_end(ompt_data_t *thread_data);
 void tr_ompt_host_parallel_begin(ompt_data_t *encountering_task_data, const ompt_frame_t *encountering_task_frame,

@@ -95,8 +95,10 @@ static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
     uint32_t classes = tr_cfg.ompt;
     if (classes & (TR_OMPT_CONSTRUCTS | TR_OMPT_DATA_OPS | TR_OMPT_KERNELS | TR_OMPT_LINK_MAPS))
         register_target(set_callback, classes);
-    if (classes & TR_OMPT_HOST_STATES)
+    if (classes & TR_OMPT_HOST_STATES) {
+        tr_ompt_host_set_runtime((const void *)(uintptr_t)lookup);
         register_host(set_callback);
+    }
     if (tr_cfg.verbose) {
         char how[4 * 4096];
         tr_ompt_connect_describe(tr_ompt_connect_state(), how, sizeof how);

@@ -158,6 +158,9 @@ struct tr_summary {
     struct tr_count_bytes allocations;
     uint64_t deletes;
     uint64_t incomplete;
+    /* Regions still open at the end in a team the OpenMP runtime forked for
+     * itself (incomplete = 2: libomp's hidden helpers), not the program's. */
+    uint64_t runtime_open;
     /* Transfers below TRACER_MIN_BYTES: totals only, from the archive's
      * TRACER::FILTERED::SMALL_TRANSFERS_* properties (0 when absent). */
     struct tr_count_bytes small_to_device;

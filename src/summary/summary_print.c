@@ -395,6 +395,11 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s, size_t top)
             (unsigned long long)s->allocations.count,
             (unsigned long long)s->allocations.bytes, (unsigned long long)s->deletes);
     fprintf(fp, "incomplete operations: %llu\n", (unsigned long long)s->incomplete);
+    if (s->runtime_open)
+        fprintf(fp,
+                "open at the end, the OpenMP runtime's own: %llu regions of its hidden-helper team, which waits "
+                "until the process ends (not the program's; LIBOMP_NUM_HIDDEN_HELPER_THREADS sizes it)\n",
+                (unsigned long long)s->runtime_open);
     if (s->n_link_maps) {
         fprintf(fp, "link maps:");
         tr_put_counts(fp, s->link_maps, s->n_link_maps);
@@ -607,6 +612,8 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
     tr_json_count_bytes(fp, "allocations", &s->allocations);
     fprintf(fp, ",\"deletes\":%llu,\"incomplete\":%llu", (unsigned long long)s->deletes,
             (unsigned long long)s->incomplete);
+    if (s->runtime_open) /* only then, so the keys of other traces stay as they were */
+        fprintf(fp, ",\"runtime_team_open\":%llu", (unsigned long long)s->runtime_open);
     /* Only when some were filtered, so the keys of other traces stay as they were. */
     if (s->small_to_device.count || s->small_from_device.count) {
         fprintf(fp,

@@ -1152,6 +1152,8 @@ static OTF2_CallbackCode tr_evt_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
     uint64_t flag = 0;
     if (tr_attr_u64(attrs, st->attr_incomplete, &flag) && flag == 1)
         st->out->incomplete++;
+    else if (flag == 2)
+        st->out->runtime_open++;
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
     /* Normally the innermost region; a Leave of a region further down

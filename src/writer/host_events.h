@@ -67,6 +67,10 @@ void tr_omp_host_finish(tr_host_ctx *c);
 void tr_omp_host_final_metrics(tr_host_ctx *c);
 void tr_omp_host_free(tr_host_ctx *c);
 /* Counts work and wait up to @t; called before the stack changes. */
+/* 1 when @o, still open at the end, is a region of a team the OpenMP
+ * runtime forked for itself (libomp's hidden-helper threads wait in it
+ * until the process ends): not the program's, written with incomplete = 2. */
+int tr_omp_runtime_region(const struct tr_host_ctx *c, const tr_open_region *o);
 void tr_omp_account(tr_host_ctx *c, uint64_t t);
 
 #endif

@@ -68,6 +68,7 @@ int tr_omp_model_build(struct tr_writer *w, tr_omp_model *m)
                 if (r->phase == TR_PHASE_BEGIN) {
                     p->codeptr = r->u[0];
                     p->stream = (uint32_t)s;
+                    p->runtime = r->u[2] == 1;
                 } else if (p->stream == s && p->team_end == UINT64_MAX) {
                     p->team_end = r->time; /* its implicit task's end was not seen */
                 }

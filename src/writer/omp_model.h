@@ -24,6 +24,7 @@ typedef struct tr_omp_parallel {
     uint64_t team_end; /* the encountering thread's implicit task end (else its parallel end);
                         * UINT64_MAX: neither was seen */
     uint32_t stream;   /* the encountering thread's stream; UINT32_MAX when not seen */
+    int runtime;       /* forked by the OpenMP runtime's own code (libomp's hidden helpers) */
 } tr_omp_parallel;
 
 typedef struct tr_omp_model {

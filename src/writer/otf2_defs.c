@@ -329,7 +329,7 @@ static const struct {
                              OTF2_TYPE_UINT64},
     [TR_ATTR_FILE] = {"file", "device_load file name", OTF2_TYPE_STRING},
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
-    [TR_ATTR_INCOMPLETE] = {"incomplete", "1: begin seen, end never came; closed by tracer", OTF2_TYPE_UINT8},
+    [TR_ATTR_INCOMPLETE] = {"incomplete", "1: begin seen, end never came; closed by tracer. 2: the same, in a team the OpenMP runtime forked for itself (hidden helpers), not the program's", OTF2_TYPE_UINT8},
     [TR_ATTR_VALUE] = {"value", "tracer_mark() value", OTF2_TYPE_UINT64},
     [TR_ATTR_LOST] = {"lost", "events dropped (TRACER_ON_FULL=drop) in this gap", OTF2_TYPE_UINT64},
     [TR_ATTR_VARIABLE] = {"variable", "the named global the host address belongs to", OTF2_TYPE_STRING},

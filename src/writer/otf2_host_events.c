@@ -39,8 +39,12 @@ void tr_host_leave(tr_host_ctx *c, const tr_open_region *o, uint64_t t, int inco
     if (o->rma_win >= 0)
         OTF2_EvtWriter_RmaOpCompleteBlocking(c->ew, 0, t, (OTF2_RmaWinRef)o->rma_win, o->id);
     if (incomplete) {
-        attr_u64(c, TR_ATTR_INCOMPLETE, 1);
-        c->w->incomplete++;
+        int own = tr_omp_runtime_region(c, o);
+        attr_u64(c, TR_ATTR_INCOMPLETE, own ? 2 : 1);
+        if (own)
+            c->w->runtime_open++;
+        else
+            c->w->incomplete++;
     }
     OTF2_EvtWriter_Leave(c->ew, c->al, t, o->region);
 }

@@ -585,6 +585,27 @@ static void machine_record(tr_host_ctx *c, const tr_record *r)
 
 static int machine(const tr_host_ctx *c) { return c->w->omp.mode == TR_OMP_MACHINE; }
 
+int tr_omp_runtime_region(const tr_host_ctx *c, const tr_open_region *o)
+{
+    if (o->type != TR_REC_OMP || !o->id)
+        return 0;
+    /* The kinds whose id is a parallel region's (OK_IDLE's is 0, a task's
+     * is the task's). */
+    int k = o->kind;
+    if (k >= OK_MACHINE)
+        k = k - OK_MACHINE == TR_OMP_PARALLEL || k - OK_MACHINE == TR_OMP_IMPLICIT_TASK ||
+                    k - OK_MACHINE == TR_OMP_WORK || k - OK_MACHINE == TR_OMP_MASKED ||
+                    k - OK_MACHINE == TR_OMP_SYNC || k - OK_MACHINE == TR_OMP_SYNC_WAIT ||
+                    k - OK_MACHINE == TR_OMP_REDUCTION
+                ? OK_PARALLEL
+                : 0;
+    if (k != OK_PARALLEL && k != OK_OVERHEAD && k != OK_WORK && k != OK_MASKED && k != OK_WAIT &&
+        k != OK_REDUCTION)
+        return 0;
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, o->id);
+    return p && p->runtime;
+}
+
 int tr_omp_host_init(tr_host_ctx *c)
 {
     if (!machine(c) || !c->w->omp.has_omp || !c->w->omp.has_omp[c->stream])

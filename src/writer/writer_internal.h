@@ -142,6 +142,7 @@ typedef struct tr_writer {
 
     uint64_t stray_ends;     /* ends whose begin was never seen */
     uint64_t incomplete;
+    uint64_t runtime_open; /* regions of the runtime's own team still open at the end (incomplete = 2) */
     uint64_t target_maps;
     uint64_t lost;           /* events dropped in drop mode */
     tr_link_model links;     /* declare-target-link mappings */
