@@ -346,6 +346,7 @@ static void crash_write(int fd, tr_chunk *c)
     uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
     if (!n || n > TR_CHUNK_RECORDS)
         return;
+    c->crash_written = 1;
     tr_frame_header h = {0};
     h.location = c->owner ? c->owner->index : 0;
     h.tid = c->owner ? (uint32_t)c->owner->tid : 0;
@@ -369,6 +370,17 @@ void tr_consumer_crash_flush(int fd, int sig)
             crash_write(fd, c);
     for (tr_chunk *c = oldest_first(tr_buf_take_full()); c && guard < 1u << 21; c = c->next_full, guard++)
         crash_write(fd, c);
+    /* The consumer thread runs on meanwhile: it may have finished the batch
+     * walked above and taken the full chunks as its next batch, or hold a
+     * batch it has not published yet. Every chunk with unwritten records is
+     * FULL or TAKEN whatever list it is on (the consumer frees a chunk only
+     * once written), so the pool itself has the rest. */
+    tr_chunk *c;
+    for (uint32_t i = 0; (c = tr_buf_pool_chunk(i)) != 0; i++) {
+        uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+        if ((st == TR_CHUNK_FULL || st == TR_CHUNK_TAKEN) && !c->crash_written)
+            crash_write(fd, c);
+    }
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
         if (c)
