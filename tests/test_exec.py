@@ -7,6 +7,10 @@ image with exec, without fork. Every image's trace exists, complete:
            exactly its own image's PER marks, "normal end";
   fail:    an exec of a missing file fails as it would (ENOENT) and ends
            nothing: the first image's trace has all 2 PER marks;
+  badelf:  an exec that fails after the run ended (ENOEXEC: a file that is
+           executable but no program): the program goes on as without
+           tracer, untraced; the trace holds the marks before the exec, and
+           one tracer: line says so;
   silent:  an image that recorded nothing leaves nothing behind (no empty
            claim, no directory), and the next is still t.exec1;
   default: without TRACER_OUTPUT the second image's directory is the
@@ -67,7 +71,7 @@ def check_image(c, what, dir_, image, n):
     c.equal(len(t.events_of(otf2.events.ProgramBegin)), 1, "%s: ProgramBegin" % what)
 
 
-def case(c, tmp, name, hows, want_dirs, want_marks, output=True):
+def case(c, tmp, name, hows, want_dirs, want_marks, output=True, want_lines=()):
     """want_dirs: directory names in cwd; want_marks: {image: marks}, in the
     order of want_dirs (None: a directory name checked by pattern)."""
     what = name
@@ -88,7 +92,7 @@ def case(c, tmp, name, hows, want_dirs, want_marks, output=True):
         for m in h.SANITIZER_MARKERS:
             c.check(m not in q.stderr.decode(errors="replace"),
                     "%s: sanitizer output %s: %s" % (what, label, m))
-    c.equal(tracer_lines(p), [], "%s: tracer: lines" % what)
+    c.equal(tracer_lines(p), list(want_lines), "%s: tracer: lines" % what)
     dirs = sorted(os.listdir(cwd), key=lambda d: (len(d), d))
     if want_dirs is not None:
         c.equal(dirs, want_dirs, "%s: directories written" % what)
@@ -106,6 +110,9 @@ def main():
         case(c, tmp, "chain", CHAIN, ["t"] + ["t.exec%d" % i for i in range(1, len(CHAIN) + 1)],
              [(i, PER) for i in range(1, len(CHAIN) + 2)])
         case(c, tmp, "fail", ["fail"], ["t", "t.exec1"], [(1, 2 * PER), (2, PER)])
+        case(c, tmp, "badelf", ["badelf"], ["t", "t.exec1"], [(1, PER), (2, PER)],
+             want_lines=["tracer: exec failed (Exec format error); the trace was written before "
+                         "it, and this process is no longer traced"])
         case(c, tmp, "silent", ["silent"], ["t.exec1"], [(2, PER)])
         dirs = case(c, tmp, "default", ["execv"], None, [(1, PER), (2, PER)], output=False)
         if dirs is not None:

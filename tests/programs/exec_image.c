@@ -10,7 +10,10 @@
  *   fail     first an execv of a file that does not exist (it fails, ENOENT,
  *            and the program says nothing), then PER more marks (values
  *            PER..2PER-1), then execv
- *   silent   no marks in this image, then execv */
+ *   silent   no marks in this image, then execv
+ *   badelf   first an execve of ./notelf, an executable file that is not a
+ *            program (it fails, ENOEXEC), then PER more marks (values
+ *            PER..2PER-1), then execv */
 #define _GNU_SOURCE 1
 #include <fcntl.h>
 #include <stdint.h>
@@ -91,6 +94,15 @@ int main(int argc, char **argv)
             fexecve(fd, args, environ);
     } else if (!strcmp(how, "execveat")) {
         execveat(AT_FDCWD, self, args, environ, 0);
+    } else if (!strcmp(how, "badelf")) {
+        int fd = open("notelf", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        if (fd < 0 || write(fd, "\x01\x02\x03\x04", 4) != 4 || close(fd))
+            return 5;
+        execve("notelf", args, environ);
+        unlink("notelf");
+        for (long i = per; i < 2 * per; i++)
+            tracer_mark(mark, (uint64_t)i);
+        execv(self, args);
     } else if (!strcmp(how, "fail")) {
         execv("/nonexistent/exec_image", args);
         for (long i = per; i < 2 * per; i++)
