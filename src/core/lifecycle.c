@@ -195,12 +195,12 @@ unsigned tr_lifecycle_exec_sequence(void)
     return exec_seq;
 }
 
-unsigned tr_lifecycle_before_exec(void)
+unsigned tr_lifecycle_before_exec(int end)
 {
     /* A vforked child shares this memory: it must leave it alone. */
     if (getpid() != __atomic_load_n(&image_pid, __ATOMIC_RELAXED))
         return 0;
-    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE) {
+    if (end && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE) {
         tr_lifecycle_end("exec");
         __atomic_store_n(&ended_by_exec, 1, __ATOMIC_RELEASE);
     }

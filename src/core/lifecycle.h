@@ -31,12 +31,12 @@ int tr_lifecycle_launcher_rank(long *rank);
  * in the new environment and the new image removes before the program's
  * code runs). Names the output directory. */
 unsigned tr_lifecycle_exec_sequence(void);
-/* Before this process replaces its image (src/session/exec.c): ends the run
- * (the trace is written as at exit) when this image is tracing, and returns
- * the sequence number to hand to the new image (0: none; a forked or
- * vforked child of this image is a process of its own and ends nothing).
- * Async-signal-unsafe only when it ends a run. */
-unsigned tr_lifecycle_before_exec(void);
+/* Before this process replaces its image (src/session/exec.c): with @end,
+ * ends the run (the trace is written as at exit) when this image is tracing;
+ * returns the sequence number to hand to the new image (0: none; a forked
+ * or vforked child of this image is a process of its own and ends nothing).
+ * Async-signal-safe without @end. */
+unsigned tr_lifecycle_before_exec(int end);
 /* The exec failed after tr_lifecycle_before_exec ended the run: one line
  * says this process is no longer traced (and no later line counts late
  * events). @err is the exec's errno. */

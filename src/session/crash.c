@@ -150,12 +150,20 @@ void tr_crash_forget_journal(void)
     __atomic_store_n(&journal_fd, -1, __ATOMIC_RELEASE);
 }
 
+int tr_crash_chained_signal(void)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    return chained_sig && here < chained_frame && chained_frame - here < (64u << 20) ? chained_sig : 0;
+}
+
+void tr_crash_save_journal(int sig) { save_journal(sig); }
+
 /* The program's fault handler ending the process: that fault was its end. */
 static void exiting(void)
 {
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    if (chained_sig && here < chained_frame && chained_frame - here < (64u << 20))
-        save_journal(chained_sig);
+    int sig = tr_crash_chained_signal();
+    if (sig)
+        save_journal(sig);
 }
 
 __attribute__((visibility("default"), noreturn)) void _exit(int status)

@@ -14,6 +14,10 @@
  * goes on traced. Should an exec fail after the run ended (E2BIG, ENOMEM,
  * a bad ELF...), the program carries on untraced and one line says so.
  * A forked or vforked child (it shares the parent's memory) ends nothing.
+ * An exec from inside the program's handler of a fatal signal (a crash
+ * reporter, a debugger started on a fault) may interrupt malloc: the run
+ * is not converted then, the journal is saved as for a crash, with only
+ * async-signal-safe calls, and `tracer recover` reads it.
  * posix_spawn, system and popen start other processes and need none of this. */
 #define _GNU_SOURCE 1 /* RTLD_NEXT, execvpe */
 #include <dlfcn.h>
@@ -21,7 +25,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/lifecycle.h"
+#include "session/crash.h"
 
 extern char **environ;
 
@@ -96,11 +100,27 @@ static int runnable_on_path(const char *file)
     }
 }
 
-/* The environment the new image gets: @envp, or a copy (*owned, freed by
- * the caller) with __TRACER_EXEC=<pid>.<n> when @envp preloads libtracer. */
-static char *const *new_environment(char *const envp[], unsigned seq, char ***owned)
+/* Appends the decimal digits of @v at @p; returns the end. */
+static char *put_decimal(char *p, unsigned long v)
+{
+    char digits[24];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* The environment the new image gets: @envp, or a copy with
+ * __TRACER_EXEC=<pid>.<n> when @envp preloads libtracer: in static storage
+ * when it fits (async-signal-safe), else malloc'ed (*owned, freed by the
+ * caller) unless @in_handler. */
+static char *const *new_environment(char *const envp[], unsigned seq, int in_handler, char ***owned)
 {
     static char var[64];
+    static char *fixed[1024];
     *owned = 0;
     if (!seq)
         return envp;
@@ -111,17 +131,23 @@ static char *const *new_environment(char *const envp[], unsigned seq, char ***ow
             preloads = 1;
     if (!preloads)
         return envp;
-    char **copy = malloc((n + 2) * sizeof *copy);
-    if (!copy)
-        return envp;
+    char **copy = fixed;
+    if (n + 2 > sizeof fixed / sizeof *fixed) {
+        if (in_handler || !(copy = malloc((n + 2) * sizeof *copy)))
+            return envp;
+        *owned = copy;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(envp[i], "__TRACER_EXEC=", 14))
             copy[k++] = envp[i];
-    snprintf(var, sizeof var, "__TRACER_EXEC=%ld.%u", (long)getpid(), seq);
+    char *p = var;
+    memcpy(p, "__TRACER_EXEC=", 14);
+    p = put_decimal(p + 14, (unsigned long)getpid());
+    *p++ = '.';
+    *put_decimal(p, seq) = 0;
     copy[k++] = var;
     copy[k] = 0;
-    *owned = copy;
     return copy;
 }
 
@@ -131,7 +157,10 @@ static char *const *before(char *const envp[], int can_run, char ***owned)
     *owned = 0;
     if (!can_run)
         return envp; /* it fails as it would have, and changes nothing */
-    return new_environment(envp, tr_lifecycle_before_exec(), owned);
+    int sig = tr_crash_chained_signal();
+    if (sig)
+        tr_crash_save_journal(sig);
+    return new_environment(envp, tr_lifecycle_before_exec(!sig), sig, owned);
 }
 
 /* Only reached when the exec failed. */

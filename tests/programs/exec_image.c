@@ -11,20 +11,33 @@
  *            and the program says nothing), then PER more marks (values
  *            PER..2PER-1), then execv
  *   silent   no marks in this image, then execv
+ *   segvexec its SIGSEGV handler, installed before tracing starts, execs
+ *            (execv); the image faults after its marks
  *   badelf   first an execve of ./notelf, an executable file that is not a
  *            program (it fails, ENOEXEC), then PER more marks (values
  *            PER..2PER-1), then execv */
 #define _GNU_SOURCE 1
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tracer.h"
 
 extern char **environ;
+
+static char **args; /* the next image's */
+
+static void exec_on_segv(int sig)
+{
+    (void)sig;
+    execv(args[0], args);
+    _exit(6);
+}
 
 int main(int argc, char **argv)
 {
@@ -32,11 +45,24 @@ int main(int argc, char **argv)
         return 2;
     long per = atol(argv[1]);
     int image = atoi(argv[2]);
+    int nhow = argc - 3;
+    const char *how = image <= nhow ? argv[2 + image] : 0;
+
+    /* The next image's arguments: the same, with I+1. */
+    char next[16];
+    snprintf(next, sizeof next, "%d", image + 1);
+    args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args)
+        return 3;
+    for (int i = 0; i < argc; i++)
+        args[i] = argv[i];
+    args[2] = next;
+    if (how && !strcmp(how, "segvexec"))
+        signal(SIGSEGV, exec_on_segv);
+
     char name[32];
     snprintf(name, sizeof name, "image%d", image);
     tracer_region_t mark = tracer_region_register(name); /* tracing starts here */
-    int nhow = argc - 3;
-    const char *how = image <= nhow ? argv[2 + image] : 0;
     if (!how || strcmp(how, "silent"))
         for (long i = 0; i < per; i++)
             tracer_mark(mark, (uint64_t)i);
@@ -45,16 +71,6 @@ int main(int argc, char **argv)
         return 0;
     }
     fflush(stdout);
-
-    /* The next image's arguments: the same, with I+1. */
-    char next[16];
-    snprintf(next, sizeof next, "%d", image + 1);
-    char **args = calloc((size_t)argc + 1, sizeof *args);
-    if (!args)
-        return 3;
-    for (int i = 0; i < argc; i++)
-        args[i] = argv[i];
-    args[2] = next;
     const char *self = argv[0]; /* an absolute path */
     const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
     if (!strcmp(how, "execvp") || !strcmp(how, "execvpe") || !strcmp(how, "execlp")) {
@@ -94,6 +110,11 @@ int main(int argc, char **argv)
             fexecve(fd, args, environ);
     } else if (!strcmp(how, "execveat")) {
         execveat(AT_FDCWD, self, args, environ, 0);
+    } else if (!strcmp(how, "segvexec")) {
+        /* a store into a PROT_NONE page: SIGSEGV, no UB for UBSan */
+        void *page = mmap(0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        volatile int *volatile p = page == MAP_FAILED ? 0 : (int *)page;
+        *p = 1;
     } else if (!strcmp(how, "badelf")) {
         int fd = open("notelf", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
         if (fd < 0 || write(fd, "\x01\x02\x03\x04", 4) != 4 || close(fd))
