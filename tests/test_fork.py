@@ -32,9 +32,10 @@ def tracer_lines(p):
 
 def run(c, what, *args, **kw):
     """h.run with a limit: a child that hangs after fork is a failure, not
-    a meson timeout."""
+    a meson timeout, and is killed with its whole session (nothing is left
+    running)."""
     try:
-        return h.run(*args, timeout=60, **kw)
+        return h.run_group(*args, timeout=60, **kw)
     except subprocess.TimeoutExpired as e:
         c.check(False, "%s: hangs (killed after 60 s); stderr %r"
                 % (what, (e.stderr or b"")[-2000:]))

@@ -286,6 +286,12 @@ uint64_t tr_buf_pool_bytes_used(void)
     return (uint64_t)(n < pool_chunks ? n : pool_chunks) * TR_CHUNK_BYTES;
 }
 
+tr_chunk *tr_buf_pool_chunk(uint32_t i)
+{
+    uint32_t n = __atomic_load_n(&pool_fresh, __ATOMIC_ACQUIRE);
+    return i < n && i < pool_chunks ? chunk_at(i) : 0;
+}
+
 void tr_buf_reset_after_fork(void)
 {
     tr_buf_recording = 0;

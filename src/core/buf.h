@@ -50,7 +50,8 @@ struct tr_chunk {
     uint32_t next_free;      /* free stack link: pool index + 1, 0 = none */
     uint32_t index;          /* this chunk's pool index */
     uint32_t flushed;        /* records already in the journal (consumer only) */
-    uint32_t pad[5];
+    uint32_t crash_written;  /* written by the crash handler (its only writer) */
+    uint32_t pad[4];
     tr_record rec[TR_CHUNK_RECORDS];
 };
 
@@ -133,6 +134,9 @@ uint32_t tr_buf_thread_count(void);
 uint64_t tr_buf_refused_total(void);
 /* Bytes of the pool touched so far (its high-water mark). */
 uint64_t tr_buf_pool_bytes_used(void);
+/* The pool's chunk @i, or NULL past the last one ever handed out: a crash
+ * handler finds every chunk, whichever list holds it. Async-signal-safe. */
+tr_chunk *tr_buf_pool_chunk(uint32_t i);
 /* Forgets every buffer (a forked child that must not record). */
 void tr_buf_reset_after_fork(void);
 

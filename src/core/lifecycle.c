@@ -159,6 +159,64 @@ int tr_lifecycle_active(void)
 
 static int ended_early; /* at MPI_Finalize: later events are expected, and not in the trace */
 
+/* --- exec ---------------------------------------------------------------
+ * An exec keeps the pid, so a second image would take the first one's
+ * output name; the exec wrappers tell the new image its number instead. */
+#define EXEC_VAR "__TRACER_EXEC"
+static pthread_once_t exec_once = PTHREAD_ONCE_INIT;
+static unsigned exec_seq;
+static pid_t image_pid; /* getpid() of this image: a forked child differs */
+static int ended_by_exec;
+
+static void read_exec_var(void)
+{
+    image_pid = getpid();
+    const char *v = getenv(EXEC_VAR);
+    if (!v)
+        return;
+    /* "<pid>.<n>": only the process that exec'd counts it (a stray copy in
+     * an environment handed on to another process does not). */
+    char *end;
+    long pid = strtol(v, &end, 10);
+    if (*end == '.' && pid == (long)image_pid) {
+        unsigned long n = strtoul(end + 1, &end, 10);
+        if (!*end && n > 0 && n < 1000000)
+            exec_seq = (unsigned)n;
+    }
+    unsetenv(EXEC_VAR); /* the program never sees it */
+}
+
+/* Before the program's constructors, and before any configuration read. */
+__attribute__((constructor)) static void exec_var_at_load(void) { pthread_once(&exec_once, read_exec_var); }
+
+unsigned tr_lifecycle_exec_sequence(void)
+{
+    pthread_once(&exec_once, read_exec_var);
+    return exec_seq;
+}
+
+unsigned tr_lifecycle_before_exec(int end)
+{
+    /* A vforked child shares this memory: it must leave it alone. */
+    if (getpid() != __atomic_load_n(&image_pid, __ATOMIC_RELAXED))
+        return 0;
+    if (end && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE) {
+        tr_lifecycle_end("exec");
+        __atomic_store_n(&ended_by_exec, 1, __ATOMIC_RELEASE);
+    }
+    return was_active || exec_seq ? exec_seq + 1 : 0;
+}
+
+void tr_lifecycle_exec_failed(int err)
+{
+    if (!__atomic_load_n(&ended_by_exec, __ATOMIC_ACQUIRE) ||
+        !__atomic_exchange_n(&ended_by_exec, 0, __ATOMIC_ACQ_REL))
+        return; /* (a vforked child reads the parent's memory, and writes nothing) */
+    ended_early = 1; /* this line says it all; no count of late events follows */
+    tr_log("exec failed (%s); the trace was written before it, and this process is no longer traced",
+           strerror(err));
+}
+
 void tr_lifecycle_end(const char *why)
 {
     int expect = ST_ACTIVE;

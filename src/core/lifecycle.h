@@ -26,6 +26,21 @@ int tr_lifecycle_exit_status(int *status);
 /* Sets *rank and returns 1 when a launcher (mpiexec, srun) gave this
  * process a rank in its environment (PMI_RANK, PMIX_RANK, ...). */
 int tr_lifecycle_launcher_rank(long *rank);
+/* Which image of this process this is: 0 for the first, N after the Nth
+ * exec of a traced image (told by __TRACER_EXEC, which the exec wrappers put
+ * in the new environment and the new image removes before the program's
+ * code runs). Names the output directory. */
+unsigned tr_lifecycle_exec_sequence(void);
+/* Before this process replaces its image (src/session/exec.c): with @end,
+ * ends the run (the trace is written as at exit) when this image is tracing;
+ * returns the sequence number to hand to the new image (0: none; a forked
+ * or vforked child of this image is a process of its own and ends nothing).
+ * Async-signal-safe without @end. */
+unsigned tr_lifecycle_before_exec(int end);
+/* The exec failed after tr_lifecycle_before_exec ended the run: one line
+ * says this process is no longer traced (and no later line counts late
+ * events). @err is the exec's errno. */
+void tr_lifecycle_exec_failed(int err);
 /* Installed by the session before activation: @start runs once tracing is
  * configured (returning nonzero leaves the run untraced), @end once at the
  * end. */

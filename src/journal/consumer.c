@@ -1,9 +1,11 @@
 /* consumer.c - see consumer.h. Runs on its own thread; never on the hot path. */
+#define _GNU_SOURCE 1 /* pthread_mutex_clocklock, sem_clockwait */
 #include "journal/consumer.h"
 
 #include <errno.h>
 #include <omp-tools.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,10 @@ static pthread_t thread;
 static int running, stopping;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
+/* Held by the thread while it works (never while it sleeps), and by a
+ * forking thread around fork: see park_for_fork. */
+static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t started;
 static int write_failed_once;
 void (*tr_consumer_interval_hook)(void);
 
@@ -270,8 +276,11 @@ static void *consumer_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0); /* the application's signals are not ours */
     tr_buf_never_block = 1; /* waiting for a chunk would wait for this thread */
+    sem_post(&started);
+    pthread_mutex_lock(&work_lock);
     uint64_t last_flush = tr_clock_mono_ns();
     write_clock();
+    pthread_mutex_unlock(&work_lock);
     for (;;) {
         pthread_mutex_lock(&wake_lock);
         if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE) && sync_done == sync_wanted) {
@@ -286,6 +295,7 @@ static void *consumer_main(void *arg)
         }
         uint64_t want = sync_wanted;
         pthread_mutex_unlock(&wake_lock);
+        pthread_mutex_lock(&work_lock);
         drain_full();
         if (want != sync_done) {
             flush_partial();
@@ -294,20 +304,60 @@ static void *consumer_main(void *arg)
             pthread_cond_broadcast(&sync_cond);
             pthread_mutex_unlock(&wake_lock);
         }
-        if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
-            break;
+        int stop = __atomic_load_n(&stopping, __ATOMIC_ACQUIRE);
         uint64_t now = tr_clock_mono_ns();
-        if (now - last_flush >= interval_ns) {
+        if (!stop && now - last_flush >= interval_ns) {
             void (*hook)(void) = __atomic_load_n(&tr_consumer_interval_hook, __ATOMIC_ACQUIRE);
             if (hook)
                 hook();
             flush_partial();
             last_flush = now;
         }
+        pthread_mutex_unlock(&work_lock);
+        if (stop)
+            break;
     }
+    pthread_mutex_lock(&work_lock);
     drain_full();
     flush_partial();
+    pthread_mutex_unlock(&work_lock);
     return 0;
+}
+
+/* A child inherits the memory of a thread that was inside malloc when the
+ * parent forked, locks included; an allocator that does not lock itself
+ * around fork (GCC 12's ASan allocator) then hangs the child at its next
+ * allocation of that size. This thread allocates while it works (symbols,
+ * maps), so a fork waits for it to go back to sleep: at most one round of
+ * writing. The wait is bounded, in case the forking thread holds a lock
+ * the writer needs (a fork from a constructor holds the loader's). */
+static __thread int parked __attribute__((tls_model("initial-exec")));
+
+static void park_for_fork(void)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += 2;
+    parked = pthread_mutex_clocklock(&work_lock, CLOCK_MONOTONIC, &until) == 0;
+}
+
+static void unpark_after_fork(void)
+{
+    if (parked)
+        pthread_mutex_unlock(&work_lock);
+    parked = 0;
+}
+
+/* The thread has started once it runs its own code: the sanitizer runtimes
+ * set a new thread up (allocating) before that, and a fork right after
+ * tr_consumer_start must not come in the middle. Bounded like the park. */
+static void wait_started(void)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += 2;
+    while (sem_clockwait(&started, CLOCK_MONOTONIC, &until) && errno == EINTR)
+        ;
 }
 
 int tr_consumer_start(int fd, uint64_t flush_interval_ns)
@@ -322,11 +372,16 @@ int tr_consumer_start(int fd, uint64_t flush_interval_ns)
         return -1;
     }
     tr_buf_wake_consumer = tr_consumer_wake;
+    static int atfork_done;
+    if (!atfork_done && !pthread_atfork(park_for_fork, unpark_after_fork, unpark_after_fork))
+        atfork_done = 1;
+    sem_init(&started, 0, 0);
     int rc = pthread_create(&thread, 0, consumer_main, 0);
     if (rc) {
         errno = rc;
         return -1;
     }
+    wait_started();
     consumer_pid = getpid();
     running = 1;
     __atomic_store_n(&tr_unload_hook, tr_consumer_sync, __ATOMIC_RELEASE);
@@ -383,6 +438,7 @@ static void crash_write(int fd, tr_chunk *c)
     uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
     if (!n || n > TR_CHUNK_RECORDS)
         return;
+    c->crash_written = 1;
     tr_frame_header h = {0};
     h.location = c->owner ? c->owner->index : 0;
     h.tid = c->owner ? (uint32_t)c->owner->tid : 0;
@@ -406,6 +462,17 @@ void tr_consumer_crash_flush(int fd, int sig)
             crash_write(fd, c);
     for (tr_chunk *c = oldest_first(tr_buf_take_full()); c && guard < 1u << 21; c = c->next_full, guard++)
         crash_write(fd, c);
+    /* The consumer thread runs on meanwhile: it may have finished the batch
+     * walked above and taken the full chunks as its next batch, or hold a
+     * batch it has not published yet. Every chunk with unwritten records is
+     * FULL or TAKEN whatever list it is on (the consumer frees a chunk only
+     * once written), so the pool itself has the rest. */
+    tr_chunk *c;
+    for (uint32_t i = 0; (c = tr_buf_pool_chunk(i)) != 0; i++) {
+        uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+        if ((st == TR_CHUNK_FULL || st == TR_CHUNK_TAKEN) && !c->crash_written)
+            crash_write(fd, c);
+    }
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
         if (c)

@@ -13,7 +13,10 @@
  * tr_buf_never_block. */
 extern void (*tr_consumer_interval_hook)(void);
 
-/* Starts the thread on journal @fd. Returns 0, or -1 (errno set). */
+/* Starts the thread on journal @fd, and returns once it runs (a fork
+ * straight after must not find it half set up). Around every fork from then
+ * on, the thread is parked between two rounds of work (pthread_atfork).
+ * Returns 0, or -1 (errno set). */
 int tr_consumer_start(int fd, uint64_t flush_interval_ns);
 /* Writes everything still in memory (full and partly filled chunks), a final
  * clock pair, then ends the thread. Recording must be stopped. */

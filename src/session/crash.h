@@ -4,6 +4,13 @@
 
 /* Installs the handlers, keeping the application's to restore. */
 void tr_crash_install(int journal_fd);
+/* Inside a handler of the program's that tracer's crash handler called (for
+ * SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT): that signal, else 0.
+ * Async-signal-safe, as is the next. */
+int tr_crash_chained_signal(void);
+/* Appends everything unwritten and a CRASH frame for @sig to the journal,
+ * once (a process about to end inside such a handler: _exit, exec). */
+void tr_crash_save_journal(int sig);
 /* A forked child must not write into its parent's journal. */
 void tr_crash_forget_journal(void);
 

@@ -148,6 +148,13 @@ static int create(char *dir, size_t size, int *created, int per_rank)
         size_t n = strlen(base);
         snprintf(base + n, sizeof base - n, ".rank%ld", rank);
     }
+    /* An image that replaced a traced one (exec keeps the pid, and often the
+     * second): a name of its own, not the first image's taken one. */
+    unsigned exec_seq = tr_lifecycle_exec_sequence();
+    if (per_rank && exec_seq) {
+        size_t n = strlen(base);
+        snprintf(base + n, sizeof base - n, ".exec%u", exec_seq);
+    }
     const char *why = "already holds a trace";
     for (int i = 0; i < MAX_SUFFIX; i++) {
         if (i == 0)

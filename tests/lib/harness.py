@@ -13,6 +13,7 @@ import collections
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -143,7 +144,7 @@ def base_env():
     return env
 
 
-def run(cmd, cwd, traced, output=None, extra_env=None, timeout=300):
+def run_env(traced, output=None, extra_env=None):
     env = base_env()
     if traced:
         env["LD_PRELOAD"] = ":".join(preload_list())
@@ -151,8 +152,35 @@ def run(cmd, cwd, traced, output=None, extra_env=None, timeout=300):
         env["TRACER_OUTPUT"] = output
     if extra_env:
         env.update(extra_env)
-    return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=timeout)
+    return env
+
+
+def run(cmd, cwd, traced, output=None, extra_env=None, timeout=300):
+    return subprocess.run(cmd, cwd=cwd, env=run_env(traced, output, extra_env),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
+
+def run_group(cmd, cwd, traced, output=None, extra_env=None, timeout=300):
+    """run(), in a session of its own, for programs that fork: when it ends,
+    and on timeout, every process left in it (a child or grandchild that
+    hangs) is killed, not only the first. Raises subprocess.TimeoutExpired
+    (with what was read) like run()."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=run_env(traced, output, extra_env),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+    def kill_group():
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group()
+        out, err = p.communicate()
+        raise subprocess.TimeoutExpired(cmd, timeout, output=out, stderr=err)
+    kill_group()
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def otf2_print_cmd():
