@@ -12,7 +12,7 @@ static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NSIG_HANDLED (sizeof signals / sizeof *signals)
 
 static struct sigaction previous[NSIG_HANDLED];
-static int journal_fd = -1;
+static int armed; /* cleared in a forked child: the journal is the parent's */
 static int flushed;
 
 static void restore(int sig)
@@ -25,8 +25,8 @@ static void restore(int sig)
 static void on_crash(int sig, siginfo_t *info, void *context)
 {
     (void)context;
-    if (!__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL))
-        tr_consumer_crash_flush(__atomic_load_n(&journal_fd, __ATOMIC_ACQUIRE), sig);
+    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL))
+        tr_consumer_crash_flush(sig);
     /* The application's own handler (or the default action) comes back. A
      * fault repeats when this handler returns and meets it; a signal that was
      * sent (abort, kill, raise) is sent again. The process dies as it would
@@ -36,9 +36,9 @@ static void on_crash(int sig, siginfo_t *info, void *context)
         raise(sig);
 }
 
-void tr_crash_install(int fd)
+void tr_crash_install(void)
 {
-    journal_fd = fd;
+    armed = 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_crash;
@@ -50,5 +50,5 @@ void tr_crash_install(int fd)
 
 void tr_crash_forget_journal(void)
 {
-    __atomic_store_n(&journal_fd, -1, __ATOMIC_RELEASE);
+    __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
 }
