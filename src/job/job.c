@@ -78,7 +78,8 @@ static void agree_on_directory(void)
         if (fd < 0)
             fd = tr_output_dir_create_job(job.dir, sizeof job.dir, &created);
         keep_dir(fd);
-        if (job.dir_fd.fd >= 0 && mkdirat(job.dir_fd.fd, "journals", 0777) && errno != EEXIST) {
+        /* 0775 less the umask: never writable by others */
+        if (job.dir_fd.fd >= 0 && mkdirat(job.dir_fd.fd, "journals", 0775) && errno != EEXIST) {
             tr_log("job: cannot create %s/journals: %s; each rank writes its own archive", job.dir,
                    strerror(errno));
             tr_fd_release(&job.dir_fd);
@@ -128,7 +129,7 @@ static void write_job_archive(void)
     int mine = dfd >= 0 && access(journal, R_OK) == 0;
     tr_convert_report r;
     tr_job_write_times t;
-    int rc = tr_job_write(&job.w, job.dir, mine ? journal : 0, &r, &t);
+    int rc = tr_job_write(&job.w, dfd, job.dir, mine ? journal : 0, &r, &t);
     if (rc) {
         if (job.rank == 0)
             tr_log("job: writer: %s; the journals in %s are kept: 'tracer recover %s' retries", r.error, jdir,

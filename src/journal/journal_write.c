@@ -22,7 +22,7 @@ static __thread int own_fd __attribute__((tls_model("initial-exec"))) = -1;
 
 int tr_journal_open(int dirfd)
 {
-    int fd = openat(dirfd, TR_JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = openat(dirfd, TR_JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0664);
     if (fd < 0 || tr_fd_keep(&journal, fd) < 0)
         return -1;
     gone = 0;

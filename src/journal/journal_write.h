@@ -17,7 +17,7 @@
 #include "journal/journal_format.h"
 
 /* Creates DIR/tracer.journal through @dirfd (O_EXCL, O_NOFOLLOW, O_APPEND,
- * close-on-exec, the user's umask) and
+ * close-on-exec; mode 0664 less the umask, so never writable by others) and
  * makes it the journal that appends go to. Returns 0 or -1 (errno set). */
 int tr_journal_open(int dirfd);
 
