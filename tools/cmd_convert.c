@@ -98,7 +98,7 @@ struct cv_out {
 
 static int cv_create(const char *path, int *fd)
 {
-    *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0664); /* never writable by others */
     return *fd < 0 ? -1 : 0;
 }
 

@@ -56,7 +56,11 @@ static void remove_old_archive(const char *dir)
 {
     char p[4300];
     snprintf(p, sizeof p, "%s/traces", dir);
-    DIR *d = opendir(p);
+    /* Never through a link someone put there in traces/'s place. */
+    int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : 0;
+    if (!d && fd >= 0)
+        close(fd);
     for (struct dirent *e; d && (e = readdir(d));) {
         const char *c = e->d_name;
         while (isdigit((unsigned char)*c))

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/fd_keep.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "job/clock_offset.h"
@@ -22,11 +23,23 @@
 #include "writer/output_dir.h"
 #include "writer/writer.h"
 
+/* The job's directory is held from MPI_Init to MPI_Finalize (core/fd_keep.h);
+ * @abs is where the kernel had it, to reopen it if the program takes it. */
 static struct {
-    int active, rank, size, dir_fd;
-    char dir[4096];
+    int active, rank, size;
+    tr_fd dir_fd;
+    char dir[4096], abs[4096];
     tr_mpi_world w;
-} job = {.dir_fd = -1};
+} job = {.dir_fd = TR_FD_NONE};
+
+static void keep_dir(int fd)
+{
+    if (tr_fd_keep(&job.dir_fd, fd) < 0 || tr_fd_path(job.dir_fd.fd, job.abs, sizeof job.abs))
+        job.abs[0] = 0;
+}
+
+/* The job directory's descriptor, reopened if the program took its number. */
+static int dir_fd(void) { return tr_fd_reclaim(&job.dir_fd, job.abs, O_RDONLY | O_DIRECTORY); }
 
 /* The same answer on every rank: the MPI family and TRACER_ENABLE. */
 static int takes_part(void)
@@ -54,23 +67,24 @@ static void journal_offset(uint32_t when)
 /* Rank 0 claims the directory; everyone learns its path ("" on failure). */
 static void agree_on_directory(void)
 {
-    int created = 0;
+    int created = 0, fd = -1;
     job.dir[0] = 0;
     if (job.rank == 0) {
         /* Started without a launcher (a singleton), rank 0 already has the
          * job's directory: the one it claimed at activation. */
         long launcher_rank;
         if (!tr_lifecycle_launcher_rank(&launcher_rank))
-            job.dir_fd = tr_session_dir_dup(job.dir, sizeof job.dir);
-        if (job.dir_fd < 0)
-            job.dir_fd = tr_output_dir_create_job(job.dir, sizeof job.dir, &created);
-        if (job.dir_fd >= 0 && mkdirat(job.dir_fd, "journals", 0777) && errno != EEXIST) {
+            fd = tr_session_dir_dup(job.dir, sizeof job.dir);
+        if (fd < 0)
+            fd = tr_output_dir_create_job(job.dir, sizeof job.dir, &created);
+        keep_dir(fd);
+        /* 0775 less the umask: never writable by others */
+        if (job.dir_fd.fd >= 0 && mkdirat(job.dir_fd.fd, "journals", 0775) && errno != EEXIST) {
             tr_log("job: cannot create %s/journals: %s; each rank writes its own archive", job.dir,
                    strerror(errno));
-            close(job.dir_fd);
-            job.dir_fd = -1;
+            tr_fd_release(&job.dir_fd);
         }
-        if (job.dir_fd < 0)
+        if (job.dir_fd.fd < 0)
             job.dir[0] = 0;
     }
     if (job.w.bcast(job.dir, (int)sizeof job.dir, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -78,13 +92,14 @@ static void agree_on_directory(void)
     job.dir[sizeof job.dir - 1] = 0;
     if (!job.dir[0] || job.rank == 0)
         return;
-    job.dir_fd = open(job.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = open(job.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (job.dir_fd >= 0 && (fstat(job.dir_fd, &st) || st.st_uid != geteuid())) {
-        close(job.dir_fd);
-        job.dir_fd = -1;
+    if (fd >= 0 && (fstat(fd, &st) || st.st_uid != geteuid())) {
+        close(fd);
+        fd = -1;
     }
-    if (job.dir_fd < 0)
+    keep_dir(fd);
+    if (job.dir_fd.fd < 0)
         tr_log("job: cannot open the job's directory %s; this rank writes its own archive", job.dir);
 }
 
@@ -99,8 +114,8 @@ void tr_job_after_init(int rc)
     tr_journal_mpi_rank jr = {.rank = job.rank, .size = job.size};
     tr_session_append(TR_FRAME_MPI_RANK, &jr, sizeof jr);
     agree_on_directory();
-    if (job.dir_fd >= 0)
-        tr_session_join_job(job.dir_fd, job.dir, job.rank);
+    if (job.dir_fd.fd >= 0)
+        tr_session_join_job(job.dir_fd.fd, job.dir, job.rank);
     journal_offset(1);
 }
 
@@ -110,10 +125,11 @@ static void write_job_archive(void)
     char journal[4300], jdir[4200];
     snprintf(jdir, sizeof jdir, "%s/journals", job.dir);
     snprintf(journal, sizeof journal, "%s/rank%d.journal", jdir, job.rank);
-    int mine = job.dir_fd >= 0 && access(journal, R_OK) == 0;
+    int dfd = dir_fd();
+    int mine = dfd >= 0 && access(journal, R_OK) == 0;
     tr_convert_report r;
     tr_job_write_times t;
-    int rc = tr_job_write(&job.w, job.dir, mine ? journal : 0, &r, &t);
+    int rc = tr_job_write(&job.w, dfd, job.dir, mine ? journal : 0, &r, &t);
     if (rc) {
         if (job.rank == 0)
             tr_log("job: writer: %s; the journals in %s are kept: 'tracer recover %s' retries", r.error, jdir,
@@ -160,8 +176,6 @@ void tr_job_before_finalize(void)
                "%s/journals stay: 'tracer recover %s' writes it", job.dir, job.dir);
     if (agreed[0])
         write_job_archive();
-    if (job.dir_fd >= 0)
-        close(job.dir_fd);
-    job.dir_fd = -1;
+    tr_fd_release(&job.dir_fd);
     job.active = 0;
 }

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "job/job_tree.h"
 #include "job/otf2_mpi.h"
+#include "writer/archive_stage.h"
 #include "writer/job_part.h"
 
 static double now(void)
@@ -30,10 +31,34 @@ typedef struct state {
     tr_job_part *part;
     tr_job_union *u;
     OTF2_Archive *ar;
-    int opened;             /* the archive's files may exist */
+    tr_stage stage;         /* where the archive is written (archive_stage.h) */
     uint64_t first, nlocs;  /* this rank's location ids */
     char err[512];
 } state;
+
+/* Rank 0 makes the stage the archive is written in, every rank opens it. */
+static int stage(state *s, int dir_fd, const char *dir)
+{
+    char name[sizeof s->stage.name] = "";
+    int ok = 1;
+    if (s->c.rank == 0) {
+        ok = tr_stage_create(&s->stage, dir_fd, dir, s->err, sizeof s->err) == 0;
+        if (ok)
+            snprintf(name, sizeof name, "%s", s->stage.name);
+    }
+    if (s->c.w->bcast(name, (int)sizeof name, MPI_CHAR, 0, s->c.comm) != MPI_SUCCESS) {
+        snprintf(s->err, sizeof s->err, "MPI_Bcast failed");
+        ok = 0;
+    }
+    name[sizeof name - 1] = 0;
+    if (s->c.rank != 0 && ok && name[0]) {
+        if (dir_fd >= 0)
+            ok = tr_stage_join(&s->stage, dir_fd, dir, name, s->err, sizeof s->err) == 0;
+        else /* no journal here, so no file to write (job.c said why) */
+            snprintf(s->stage.path, sizeof s->stage.path, "%s/%s", dir, name);
+    }
+    return tr_job_agree(&s->c, ok && name[0]) ? 0 : -1;
+}
 
 /* The archive's events: every rank's own files. */
 static int write_events(state *s, const char *dir)
@@ -47,12 +72,11 @@ static int write_events(state *s, const char *dir)
     }
     s->first = bases[0];
     s->nlocs = counts[0];
-    s->ar = tr_job_archive_open(dir, s->part ? tr_job_part_hostname(s->part) : 0, 0);
+    s->ar = tr_job_archive_open(s->stage.path, s->part ? tr_job_part_hostname(s->part) : 0, 0);
     if (!tr_job_agree(&s->c, s->ar != 0)) {
         snprintf(s->err, sizeof s->err, "OTF2 cannot open an archive (out of memory)");
         return -1;
     }
-    s->opened = 1;
     int ok = OTF2_Archive_SetCollectiveCallbacks(s->ar, tr_otf2_mpi_callbacks(), 0, (OTF2_CollectiveContext *)&s->c,
                                                  0) == OTF2_SUCCESS &&
              OTF2_Archive_OpenEvtFiles(s->ar) == OTF2_SUCCESS;
@@ -98,35 +122,19 @@ static int unify(state *s, double *local_s)
     return ok ? 0 : -1;
 }
 
-/* After a failure once the archive was opened: each rank removes its own
- * locations' files, then rank 0 the rest, so that the directory is as
+/* After a failure once the stage was made: rank 0 removes it, once every
+ * rank is done with its files, so that the directory is as
  * TRACER_WRITE_AT_END=0 leaves it (journals and the empty claim) and
  * `tracer recover` starts clean. */
-static void remove_partial(state *s, const char *dir)
+static void remove_partial(state *s)
 {
-    char path[4300];
-    for (uint64_t l = s->first; l < s->first + s->nlocs; l++)
-        for (int k = 0; k < 2; k++) {
-            snprintf(path, sizeof path, "%s/traces/%llu.%s", dir, (unsigned long long)l, k ? "def" : "evt");
-            unlink(path);
-        }
-    tr_job_agree(&s->c, 1); /* every rank's files are gone */
-    if (s->c.rank != 0)
-        return;
-    snprintf(path, sizeof path, "%s/traces", dir);
-    rmdir(path);
-    snprintf(path, sizeof path, "%s/traces.def", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/traces.otf2", dir);
-    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-        if (ftruncate(fd, 0))
-            tr_log("job: cannot empty %s: 'tracer recover --force %s' replaces it", path, dir);
-        close(fd);
-    }
+    tr_job_agree(&s->c, 1); /* every rank's files are closed */
+    if (s->c.rank == 0)
+        tr_stage_discard(&s->stage);
+    tr_stage_leave(&s->stage);
 }
 
-int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr_convert_report *r,
+int tr_job_write(const tr_mpi_world *w, int dir_fd, const char *dir, const char *journal, tr_convert_report *r,
                  tr_job_write_times *t)
 {
     memset(r, 0, sizeof *r);
@@ -135,7 +143,7 @@ int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr
      * message of the application can be in flight, and a communicator of
      * tracer's own would be one more the MPI library reports (MPI_T
      * communicator events the application may be watching). */
-    state s = {.c = {.w = w, .comm = MPI_COMM_WORLD}};
+    state s = {.c = {.w = w, .comm = MPI_COMM_WORLD}, .stage = {.fd = -1}};
     if (w->comm_rank(s.c.comm, &s.c.rank) != MPI_SUCCESS || w->comm_size(s.c.comm, &s.c.size) != MPI_SUCCESS) {
         tr_log("job: MPI_Comm_rank failed at MPI_Finalize; the journals are kept");
         return -1;
@@ -155,6 +163,12 @@ int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr
             tr_log("job: rank %d: %s", s.c.rank, s.err);
     } else if (tr_job_agree(&s.c, counts[0] == 0)) {
         snprintf(r->error, sizeof r->error, "no rank's journal holds events");
+    } else if (stage(&s, dir_fd, dir)) {
+        if (s.err[0])
+            tr_log("job: rank %d: %s", s.c.rank, s.err);
+        if (s.c.rank == 0)
+            tr_stage_discard(&s.stage);
+        tr_stage_leave(&s.stage);
     } else {
         ok = write_events(&s, dir) == 0;
         t->events_s = now() - t0;
@@ -178,11 +192,24 @@ int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr
             rc = ok ? 0 : -1;
         }
         s.ar = 0;
+        /* OTF2 may return success after a failed write (a full disk). */
+        const char *incomplete = tr_job_errors_incomplete();
+        if (incomplete) {
+            tr_stage_error(&s.stage, s.err, sizeof s.err, incomplete);
+            tr_log("job: rank %d: %s", s.c.rank, s.err);
+            rc = -1;
+        }
         t->global_s = now() - t2;
-        /* Rank 0's answer is everyone's: the journals go only with it. */
-        rc = tr_job_agree(&s.c, rc == 0) ? 0 : -1;
-        if (rc && tr_job_agree(&s.c, !s.opened) == 0)
-            remove_partial(&s, dir);
+        /* Every rank's files are complete: rank 0 moves the archive into
+         * place, and its answer is everyone's (the journals go only with
+         * it). */
+        int all = tr_job_agree(&s.c, rc == 0 && !incomplete);
+        if (s.c.rank == 0 && all && tr_stage_commit(&s.stage, r->error, sizeof r->error))
+            rc = -1;
+        rc = tr_job_agree(&s.c, all && rc == 0) ? 0 : -1;
+        if (rc)
+            remove_partial(&s);
+        tr_stage_leave(&s.stage);
     }
     if (s.ar)
         OTF2_Archive_Close(s.ar);

@@ -18,11 +18,12 @@ typedef struct tr_job_write_times {
 } tr_job_write_times;
 
 /* Collective over MPI_COMM_WORLD. @journal: this rank's journal, NULL when
- * it has none (not traced). Returns 0 when the archive @dir/traces.otf2 was
- * written (the same answer on every rank); -1 otherwise, every rank's
- * journal then kept. Rank 0 gets @r and @t filled; a failing rank says why
- * in one tracer: line. */
-int tr_job_write(const tr_mpi_world *w, const char *dir, const char *journal, tr_convert_report *r,
+ * it has none (not traced). The archive is written in a stage in @dir
+ * (@dir_fd; archive_stage.h) and moved into place by rank 0. Returns 0 when
+ * the archive @dir/traces.otf2 was written (the same answer on every rank);
+ * -1 otherwise, every rank's journal then kept. Rank 0 gets @r and @t
+ * filled; a failing rank says why in one tracer: line. */
+int tr_job_write(const tr_mpi_world *w, int dir_fd, const char *dir, const char *journal, tr_convert_report *r,
                  tr_job_write_times *t);
 
 #endif

@@ -22,7 +22,6 @@
 #include "journal/symbols.h"
 #include "writer/u64map.h"
 
-static int journal_fd = -1;
 static uint64_t interval_ns;
 static pthread_t thread;
 static int running, stopping;
@@ -52,7 +51,8 @@ static tr_symbols *symbols;
 
 static void append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
 {
-    if (tr_journal_append(journal_fd, h, type, payload, bytes))
+    /* ESTALE: the journal is gone, and its own line said so. */
+    if (tr_journal_append(h, type, payload, bytes) && errno != ESTALE)
         tr_log_once(&write_failed_once, "journal: write failed (%s); the trace may miss events", strerror(errno));
 }
 
@@ -276,6 +276,7 @@ static void *consumer_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, 0); /* the application's signals are not ours */
     tr_buf_never_block = 1; /* waiting for a chunk would wait for this thread */
+    tr_journal_own_table(); /* else every append checks the descriptor first */
     sem_post(&started);
     pthread_mutex_lock(&work_lock);
     uint64_t last_flush = tr_clock_mono_ns();
@@ -321,6 +322,9 @@ static void *consumer_main(void *arg)
     drain_full();
     flush_partial();
     pthread_mutex_unlock(&work_lock);
+    /* Here: the files libdwfl holds are in this thread's descriptor table. */
+    tr_symbols_close(symbols);
+    symbols = 0;
     return 0;
 }
 
@@ -360,9 +364,8 @@ static void wait_started(void)
         ;
 }
 
-int tr_consumer_start(int fd, uint64_t flush_interval_ns)
+int tr_consumer_start(uint64_t flush_interval_ns)
 {
-    journal_fd = fd;
     interval_ns = flush_interval_ns ? flush_interval_ns : 1;
     cctx = ZSTD_createCCtx();
     zcap = ZSTD_compressBound(TR_CHUNK_BYTES);
@@ -423,8 +426,6 @@ void tr_consumer_stop(void)
     pthread_mutex_unlock(&wake_lock);
     pthread_join(thread, 0);
     running = 0;
-    tr_symbols_close(symbols);
-    symbols = 0;
     ZSTD_freeCCtx(cctx);
     cctx = 0;
     free(zbuf);
@@ -433,7 +434,7 @@ void tr_consumer_stop(void)
 
 /* --- crash path: async-signal-safe only --------------------------------- */
 
-static void crash_write(int fd, tr_chunk *c)
+static void crash_write(tr_chunk *c)
 {
     uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
     if (!n || n > TR_CHUNK_RECORDS)
@@ -446,12 +447,12 @@ static void crash_write(int fd, tr_chunk *c)
     h.records = n;
     h.raw_bytes = (uint64_t)n * sizeof(tr_record);
     h.flags = TR_FRAME_RAW;
-    tr_journal_append(fd, &h, TR_FRAME_CHUNK, c->rec, h.raw_bytes);
+    tr_journal_append_signal(&h, TR_FRAME_CHUNK, c->rec, h.raw_bytes);
 }
 
-void tr_consumer_crash_flush(int fd, int sig)
+void tr_consumer_crash_flush(int sig)
 {
-    if (fd < 0)
+    if (!tr_journal_is_open())
         return;
     tr_buf_stop();
     /* Oldest first: what the consumer was writing, then the full chunks it
@@ -459,9 +460,9 @@ void tr_consumer_crash_flush(int fd, int sig)
     unsigned guard = 0;
     for (tr_chunk *c = __atomic_load_n(&batch, __ATOMIC_ACQUIRE); c && guard < 1u << 20; c = c->next_full, guard++)
         if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TR_CHUNK_TAKEN)
-            crash_write(fd, c);
+            crash_write(c);
     for (tr_chunk *c = oldest_first(tr_buf_take_full()); c && guard < 1u << 21; c = c->next_full, guard++)
-        crash_write(fd, c);
+        crash_write(c);
     /* The consumer thread runs on meanwhile: it may have finished the batch
      * walked above and taken the full chunks as its next batch, or hold a
      * batch it has not published yet. Every chunk with unwritten records is
@@ -471,19 +472,19 @@ void tr_consumer_crash_flush(int fd, int sig)
     for (uint32_t i = 0; (c = tr_buf_pool_chunk(i)) != 0; i++) {
         uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
         if ((st == TR_CHUNK_FULL || st == TR_CHUNK_TAKEN) && !c->crash_written)
-            crash_write(fd, c);
+            crash_write(c);
     }
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
         if (c)
-            crash_write(fd, c);
+            crash_write(c);
     }
     uint64_t pair[2];
     pair[1] = tr_clock_mono_ns();
     pair[0] = tr_clock_ticks();
     tr_frame_header h = {0};
     h.raw_bytes = sizeof pair;
-    tr_journal_append(fd, &h, TR_FRAME_CLOCK, pair, sizeof pair);
+    tr_journal_append_signal(&h, TR_FRAME_CLOCK, pair, sizeof pair);
     struct {
         int32_t sig;
         uint32_t pad;
@@ -491,5 +492,5 @@ void tr_consumer_crash_flush(int fd, int sig)
     } crash = {sig, 0, pair[0]};
     tr_frame_header ch = {0};
     ch.raw_bytes = sizeof crash;
-    tr_journal_append(fd, &ch, TR_FRAME_CRASH, &crash, sizeof crash);
+    tr_journal_append_signal(&ch, TR_FRAME_CRASH, &crash, sizeof crash);
 }

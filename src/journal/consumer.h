@@ -13,11 +13,11 @@
  * tr_buf_never_block. */
 extern void (*tr_consumer_interval_hook)(void);
 
-/* Starts the thread on journal @fd, and returns once it runs (a fork
- * straight after must not find it half set up). Around every fork from then
- * on, the thread is parked between two rounds of work (pthread_atfork).
- * Returns 0, or -1 (errno set). */
-int tr_consumer_start(int fd, uint64_t flush_interval_ns);
+/* Starts the thread on the journal (journal_write.h), and returns once it
+ * runs (a fork straight after must not find it half set up). Around every
+ * fork from then on, the thread is parked between two rounds of work
+ * (pthread_atfork). Returns 0, or -1 (errno set). */
+int tr_consumer_start(uint64_t flush_interval_ns);
 /* Writes everything still in memory (full and partly filled chunks), a final
  * clock pair, then ends the thread. Recording must be stopped. */
 void tr_consumer_stop(void);
@@ -29,6 +29,6 @@ void tr_consumer_sync(void);
 void tr_consumer_wake(void);
 /* Async-signal-safe: appends, uncompressed, every chunk not yet written
  * (full, being written, current), a clock pair and a CRASH frame. */
-void tr_consumer_crash_flush(int fd, int sig);
+void tr_consumer_crash_flush(int sig);
 
 #endif

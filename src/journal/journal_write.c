@@ -2,23 +2,75 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-int tr_journal_create(int dirfd)
+#include "core/config.h"
+#include "core/log.h"
+
+static tr_fd journal = TR_FD_NONE;
+/* Reopening: one thread at a time, and the path it reads. */
+static pthread_mutex_t reopen_lock = PTHREAD_MUTEX_INITIALIZER;
+static char journal_path[4200];
+static int gone; /* could not be reopened: appends fail at once */
+/* The writer thread's own descriptor table holds the journal at this number
+ * (tr_journal_own_table); -1 on every other thread. */
+static __thread int own_fd __attribute__((tls_model("initial-exec"))) = -1;
+
+int tr_journal_open(int dirfd)
 {
-    return openat(dirfd, TR_JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = openat(dirfd, TR_JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0664);
+    if (fd < 0 || tr_fd_keep(&journal, fd) < 0)
+        return -1;
+    gone = 0;
+    tr_journal_moved();
+    return 0;
+}
+
+void tr_journal_moved(void)
+{
+    pthread_mutex_lock(&reopen_lock);
+    int fd = tr_fd_get(&journal);
+    if (fd >= 0 && tr_fd_path(fd, journal_path, sizeof journal_path))
+        journal_path[0] = 0; /* no /proc: a journal taken is not reopened */
+    pthread_mutex_unlock(&reopen_lock);
+}
+
+/* The program closed the journal's descriptor or put a file of its own at
+ * its number: the journal, reopened by path, or -1 after one line. */
+static int reopen(void)
+{
+    pthread_mutex_lock(&reopen_lock);
+    int taken = __atomic_load_n(&journal.fd, __ATOMIC_ACQUIRE);
+    int fd = tr_fd_get(&journal);
+    if (fd < 0 && taken >= 0 && !gone) {
+        fd = tr_fd_reclaim(&journal, journal_path, O_WRONLY | O_APPEND);
+        if (fd < 0) {
+            int e = errno;
+            gone = 1;
+            __atomic_store_n(&journal.fd, -1, __ATOMIC_RELEASE); /* the number is the program's */
+            tr_log("journal: descriptor %d is no longer the journal (the program closed it or opened its own file "
+                   "there) and %s cannot be reopened (%s); events from here on are not recorded",
+                   taken, journal_path[0] ? journal_path : TR_JOURNAL_NAME,
+                   e == ESTALE ? "another file has its name" : strerror(e));
+        } else if (tr_cfg.verbose) {
+            tr_log("journal: descriptor %d is no longer the journal (the program closed it or opened its own file "
+                   "there); reopened %s, nothing lost", taken, journal_path);
+        }
+    }
+    pthread_mutex_unlock(&reopen_lock);
+    if (fd < 0)
+        errno = ESTALE;
+    return fd;
 }
 
 /* One writev per frame: Linux appends it as a unit to an O_APPEND file, so a
  * crash handler writing beside the consumer thread never splits a frame. */
-int tr_journal_append(int fd, tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+static int append_to(int fd, tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
 {
-    if (fd < 0) {
-        errno = EBADF;
-        return -1;
-    }
     tr_frame_seal(h, type, payload, bytes);
     struct iovec iov[2] = {{h, sizeof *h}, {(void *)payload, (size_t)bytes}};
     size_t total = sizeof *h + (size_t)bytes;
@@ -33,6 +85,56 @@ int tr_journal_append(int fd, tr_frame_header *h, uint16_t type, const void *pay
         return -1;
     }
 }
+
+int tr_journal_own_table(void)
+{
+    int fd = tr_fd_get(&journal);
+    if (fd < 0 || tr_fd_private_table(fd))
+        return -1;
+    own_fd = fd;
+    return 0;
+}
+
+int tr_journal_append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+{
+    if (own_fd >= 0) /* no one else can close it or put a file there */
+        return append_to(own_fd, h, type, payload, bytes);
+    /* The check and the write are two calls: a program thread that swaps
+     * the descriptor between them wins the race, but every append looks. */
+    int fd = tr_fd_get(&journal);
+    if (fd < 0 && __atomic_load_n(&journal.fd, __ATOMIC_ACQUIRE) < 0) {
+        errno = gone ? ESTALE : EBADF;
+        return -1;
+    }
+    if (fd < 0 && (fd = reopen()) < 0)
+        return -1;
+    return append_to(fd, h, type, payload, bytes);
+}
+
+int tr_journal_append_signal(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+{
+    int fd = own_fd >= 0 ? own_fd : tr_fd_get(&journal);
+    if (fd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    return append_to(fd, h, type, payload, bytes);
+}
+
+int tr_journal_is_open(void) { return __atomic_load_n(&journal.fd, __ATOMIC_ACQUIRE) >= 0; }
+
+void tr_journal_detach(tr_fd *out)
+{
+    pthread_mutex_lock(&reopen_lock);
+    *out = journal;
+    out->fd = tr_fd_get(&journal);
+    __atomic_store_n(&journal.fd, -1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&reopen_lock);
+}
+
+/* No lock: a forked child calls it, and another thread may have held the
+ * lock at the fork. */
+void tr_journal_close(void) { tr_fd_release(&journal); }
 
 void tr_kv_add(tr_kv *kv, uint16_t key, const void *value, uint32_t len)
 {

@@ -10,6 +10,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "journal/symbols_files.h"
+
 #define PREFIX "__omp_offloading_"
 #define MAX_MODULES 64
 
@@ -30,25 +32,40 @@ typedef struct module_entries {
 
 struct tr_symbols {
     Dwfl *dwfl;
+    int never_end; /* the program may hold one of its descriptors' numbers */
     unsigned long long loads_seen;
     module_entries mods[MAX_MODULES];
     int nmods;
 };
 
+/* A Dwfl of every module now loaded, or NULL. */
+static Dwfl *report_all(void)
+{
+    tr_symbols_files_reset();
+    Dwfl *d = dwfl_begin(tr_symbols_callbacks());
+    if (d && (dwfl_linux_proc_report(d, getpid()) != 0 || dwfl_report_end(d, 0, 0) != 0)) {
+        dwfl_end(d);
+        d = 0;
+    }
+    return d;
+}
+
+/* dwfl_end closes libdwfl's descriptors: when the program has put its own
+ * file at one of those numbers, the Dwfl is left as it is instead (a leak,
+ * never the program's file closed). */
+static void end_dwfl(tr_symbols *s)
+{
+    if (s->dwfl && !s->never_end && tr_symbols_files_safe())
+        dwfl_end(s->dwfl);
+}
+
 tr_symbols *tr_symbols_open(void)
 {
-    static const Dwfl_Callbacks callbacks = {
-        .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
-    };
     tr_symbols *s = calloc(1, sizeof *s);
     if (!s)
         return 0;
-    s->dwfl = dwfl_begin(&callbacks);
-    if (!s->dwfl || dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
-        dwfl_report_end(s->dwfl, 0, 0) != 0) {
-        if (s->dwfl)
-            dwfl_end(s->dwfl);
+    s->dwfl = report_all();
+    if (!s->dwfl) {
         free(s);
         return 0;
     }
@@ -67,7 +84,7 @@ void tr_symbols_close(tr_symbols *s)
         free(s->mods[i].e);
         free(s->mods[i].link_ref_ptrs);
     }
-    dwfl_end(s->dwfl);
+    end_dwfl(s);
     free(s);
 }
 
@@ -401,9 +418,20 @@ static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr)
         free(s->mods[i].link_ref_ptrs);
     }
     s->nmods = 0;
-    dwfl_report_begin(s->dwfl);
-    if (dwfl_linux_proc_report(s->dwfl, getpid()) == 0)
-        dwfl_report_end(s->dwfl, 0, 0);
+    if (!tr_symbols_files_safe()) {
+        /* A new report drops modules, closing their descriptors: start a
+         * new Dwfl instead. */
+        Dwfl *d = report_all();
+        if (!d) {
+            s->never_end = 1; /* what it holds is no longer remembered */
+            return 0;
+        }
+        s->dwfl = d;
+    } else {
+        dwfl_report_begin(s->dwfl);
+        if (dwfl_linux_proc_report(s->dwfl, getpid()) == 0)
+            dwfl_report_end(s->dwfl, 0, 0);
+    }
     return dwfl_addrmodule(s->dwfl, addr);
 }
 

@@ -27,7 +27,7 @@ static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NSIG_HANDLED (sizeof signals / sizeof *signals)
 
 static struct sigaction previous[NSIG_HANDLED];
-static int journal_fd = -1;
+static int armed; /* cleared in a forked child: the journal is the parent's */
 static int flushed;
 
 /* The signal whose program handler this thread is running (0: none), and
@@ -62,8 +62,8 @@ static int is_handler(const struct sigaction *sa)
 
 static void save_journal(int sig)
 {
-    if (!__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL))
-        tr_consumer_crash_flush(__atomic_load_n(&journal_fd, __ATOMIC_ACQUIRE), sig);
+    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL))
+        tr_consumer_crash_flush(sig);
 }
 
 /* Runs the program's handler @h as the kernel would have: with the mask the
@@ -133,9 +133,9 @@ static void on_crash(int sig, siginfo_t *info, void *context)
         raise(sig);
 }
 
-void tr_crash_install(int fd)
+void tr_crash_install(void)
 {
-    journal_fd = fd;
+    armed = 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_crash;
@@ -147,7 +147,7 @@ void tr_crash_install(int fd)
 
 void tr_crash_forget_journal(void)
 {
-    __atomic_store_n(&journal_fd, -1, __ATOMIC_RELEASE);
+    __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
 }
 
 int tr_crash_chained_signal(void)

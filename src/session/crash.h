@@ -2,8 +2,9 @@
 #ifndef TR_SESSION_CRASH_H
 #define TR_SESSION_CRASH_H
 
-/* Installs the handlers, keeping the application's to restore. */
-void tr_crash_install(int journal_fd);
+/* Installs the handlers, keeping the application's to restore; they write
+ * to the journal (journal_write.h). */
+void tr_crash_install(void);
 /* Inside a handler of the program's that tracer's crash handler called (for
  * SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT): that signal, else 0.
  * Async-signal-safe, as is the next. */

@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/fd_keep.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "journal/consumer.h"
@@ -23,20 +24,30 @@
 #include "writer/output_dir.h"
 #include "writer/writer.h"
 
-static int dir_fd = -1, journal_fd = -1, dir_created, job_mode;
+/* The run's directory is held for the whole run (core/fd_keep.h): @dir_abs
+ * is where the kernel had it, to reopen it if the program takes the
+ * descriptor; @dir_path is how the user named it, for messages. */
+static tr_fd dir = TR_FD_NONE;
+static int active, dir_created, job_mode;
 void (*tr_session_end_hook)(void);
-static char dir_path[4096];
+static char dir_path[4096], dir_abs[4096];
 
 static void after_fork_child(void)
 {
     /* The child records nothing and never touches the parent's files. */
+    active = 0;
     tr_crash_forget_journal();
-    int fd = __atomic_exchange_n(&journal_fd, -1, __ATOMIC_ACQ_REL);
-    if (fd >= 0)
-        close(fd);
-    if (dir_fd >= 0)
-        close(dir_fd);
-    dir_fd = -1;
+    tr_journal_close();
+    tr_fd_release(&dir);
+}
+
+/* The directory's descriptor, reopened if the program took its number. */
+static int dir_fd(void) { return tr_fd_reclaim(&dir, dir_abs, O_RDONLY | O_DIRECTORY); }
+
+static void keep_dir(int fd)
+{
+    if (tr_fd_keep(&dir, fd) < 0 || tr_fd_path(dir.fd, dir_abs, sizeof dir_abs))
+        dir_abs[0] = 0;
 }
 
 static int write_start(void)
@@ -71,7 +82,7 @@ static int write_start(void)
     tr_kv_add(&kv, TR_KEY_REALTIME_OFFSET, &off, 8);
     tr_frame_header h = {0};
     h.raw_bytes = kv.len;
-    return tr_journal_append(journal_fd, &h, TR_FRAME_START, kv.data, kv.len);
+    return tr_journal_append(&h, TR_FRAME_START, kv.data, kv.len);
 }
 
 static int session_start(void)
@@ -81,26 +92,25 @@ static int session_start(void)
                (unsigned long long)tr_cfg.max_memory);
         return -1;
     }
-    dir_fd = tr_output_dir_create(dir_path, sizeof dir_path, &dir_created);
-    if (dir_fd < 0)
+    int fd = tr_output_dir_create(dir_path, sizeof dir_path, &dir_created);
+    if (fd < 0)
         return -1;
-    journal_fd = tr_journal_create(dir_fd);
-    if (journal_fd < 0) {
+    keep_dir(fd);
+    if (dir.fd < 0 || tr_journal_open(dir.fd)) {
         tr_log("journal: cannot create %s/%s: %s; this run is not traced", dir_path, TR_JOURNAL_NAME,
                strerror(errno));
-        close(dir_fd);
-        dir_fd = -1;
+        tr_fd_release(&dir);
         return -1;
     }
-    if (write_start() || tr_consumer_start(journal_fd, tr_cfg.flush_interval_ns)) {
+    if (write_start() || tr_consumer_start(tr_cfg.flush_interval_ns)) {
         tr_log("journal: cannot start writing %s/%s: %s; this run is not traced", dir_path, TR_JOURNAL_NAME,
                strerror(errno));
-        close(journal_fd);
-        close(dir_fd);
-        journal_fd = dir_fd = -1;
+        tr_journal_close();
+        tr_fd_release(&dir);
         return -1;
     }
-    tr_crash_install(journal_fd);
+    tr_crash_install();
+    active = 1;
     pthread_atfork(0, 0, after_fork_child);
     return 0;
 }
@@ -128,54 +138,66 @@ static void write_end(uint64_t end_ticks)
     memcpy(payload, &e, sizeof e);
     tr_frame_header h = {0};
     h.raw_bytes = n;
-    tr_journal_append(journal_fd, &h, TR_FRAME_END, payload, n);
+    tr_journal_append(&h, TR_FRAME_END, payload, n);
 }
 
 /* Nothing recorded: leave nothing behind but what was already there. */
-static void remove_empty_run(void)
+static void remove_empty_run(int dfd)
 {
-    unlinkat(dir_fd, TR_JOURNAL_NAME, 0);
-    unlinkat(dir_fd, "traces.otf2", 0);
+    unlinkat(dfd, TR_JOURNAL_NAME, 0);
+    unlinkat(dfd, "traces.otf2", 0);
     if (dir_created)
         rmdir(dir_path);
 }
 
+/* @fd as a path (/proc/self/fd/N), so that no name in a path can be swapped
+ * for a link after it was checked; without /proc, @fallback. */
+static void fd_path(char *out, size_t size, int fd, const char *fallback)
+{
+    snprintf(out, size, "/proc/self/fd/%d", fd);
+    struct stat a, b;
+    if (fd < 0 || stat(out, &a) || fstat(fd, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+        snprintf(out, size, "%s", fallback);
+}
+
 static void session_end(uint64_t end_ticks)
 {
-    if (journal_fd < 0)
+    if (!active)
         return;
     if (tr_session_end_hook)
         tr_session_end_hook(); /* MPI_T's last clock pairs, while the journal is open */
     tr_clock_calibrate_end(); /* first, so the consumer's last clock pair spans it */
     tr_consumer_stop();
     write_end(end_ticks);
-    /* Unpublish before closing: a late name must not go to a reused fd. */
-    int fd = __atomic_exchange_n(&journal_fd, -1, __ATOMIC_ACQ_REL);
+    /* No more appends (a late name has nowhere to go); the journal is read
+     * through its own descriptor: no path in the directory is trusted. */
+    tr_fd journal;
+    tr_journal_detach(&journal);
     tr_crash_forget_journal();
-    close(fd);
-    if (job_mode) {
+    active = 0;
+    int dfd = job_mode ? -1 : dir_fd();
+    if (job_mode || dfd < 0) {
         /* The job's archive is written from every rank's journal. */
-        close(dir_fd);
-        dir_fd = -1;
+        if (!job_mode)
+            tr_log("writer: the trace directory %s cannot be reopened (%s) after the program closed its "
+                   "descriptor; no trace written: 'tracer recover %s' writes it from the journal there",
+                   dir_path, strerror(errno), dir_path);
+        tr_fd_release(&journal);
+        tr_fd_release(&dir);
         return;
     }
 
-    /* Through the descriptor opened (O_NOFOLLOW) at the start, so a path
-     * swapped for a link since cannot redirect the archive; without /proc
-     * the checked path is the best there is. */
-    char apath[4200], jpath[4300];
-    snprintf(apath, sizeof apath, "/proc/self/fd/%d", dir_fd);
-    struct stat a, b;
-    if (stat(apath, &a) || fstat(dir_fd, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
-        snprintf(apath, sizeof apath, "%s", dir_path);
-    snprintf(jpath, sizeof jpath, "%s/%s", apath, TR_JOURNAL_NAME);
+    char apath[4200], jpath[4300], fallback[4300];
+    fd_path(apath, sizeof apath, dfd, dir_path);
+    snprintf(fallback, sizeof fallback, "%s/%s", apath, TR_JOURNAL_NAME);
+    fd_path(jpath, sizeof jpath, journal.fd, fallback);
 
     tr_convert_report r;
     if (tr_writer_convert(jpath, apath, &r)) {
         if (!strcmp(r.error, "the journal holds no events")) {
             if (tr_cfg.verbose)
                 tr_log("no events were recorded; no trace written");
-            remove_empty_run();
+            remove_empty_run(dfd);
         } else {
             tr_log("writer: %s; the journal %s/%s is kept: 'tracer recover %s' retries", r.error, dir_path,
                    TR_JOURNAL_NAME, dir_path);
@@ -184,7 +206,7 @@ static void session_end(uint64_t end_ticks)
         if (r.warning[0])
             tr_log("writer: %s; the journal %s/%s is kept", r.warning, dir_path, TR_JOURNAL_NAME);
         else if (!tr_cfg.keep_journal)
-            unlinkat(dir_fd, TR_JOURNAL_NAME, 0);
+            unlinkat(dfd, TR_JOURNAL_NAME, 0);
         if (tr_cfg.verbose)
             tr_log("trace written to %s/traces.otf2 (%llu events, %llu host threads, %llu devices%s)", dir_path,
                    (unsigned long long)r.events, (unsigned long long)r.locations,
@@ -196,45 +218,53 @@ static void session_end(uint64_t end_ticks)
         if (tr_cfg.summary) /* read back through the same path the archive was written to */
             tr_summary_report_fd(STDERR_FILENO, apath, dir_path);
     }
-    close(dir_fd);
-    dir_fd = -1;
+    tr_fd_release(&journal);
+    tr_fd_release(&dir);
 }
 
 int tr_session_dir_dup(char *path, size_t size)
 {
-    if (journal_fd < 0 || job_mode || dir_fd < 0)
+    int dfd = active && !job_mode ? dir_fd() : -1;
+    if (dfd < 0)
         return -1;
     snprintf(path, size, "%s", dir_path);
-    return fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    return fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 }
 
 int tr_session_join_job(int job_fd, const char *job_path, int rank)
 {
-    if (journal_fd < 0 || job_mode)
+    if (!active || job_mode)
         return 0;
+    int dfd = dir_fd();
+    if (dfd < 0) {
+        tr_log("job: the run's directory %s cannot be reopened (%s); this rank's journal stays there", dir_path,
+               strerror(errno));
+        return -1;
+    }
     char name[64];
     snprintf(name, sizeof name, "journals/rank%d.journal", rank);
     /* The open journal keeps its descriptor (and the crash handler's) across
      * the rename; both directories are siblings, so on one file system. */
-    if (renameat(dir_fd, TR_JOURNAL_NAME, job_fd, name)) {
+    if (renameat(dfd, TR_JOURNAL_NAME, job_fd, name)) {
         tr_log("job: cannot move the journal into %s/%s: %s; this rank writes its own archive in %s", job_path,
                name, strerror(errno), dir_path);
         return -1;
     }
-    int fd = dup(job_fd);
+    int fd = fcntl(job_fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) {
-        renameat(job_fd, name, dir_fd, TR_JOURNAL_NAME);
+        renameat(job_fd, name, dfd, TR_JOURNAL_NAME);
         return -1;
     }
+    tr_journal_moved();
     struct stat a, b;
-    int same = !fstat(dir_fd, &a) && !fstat(job_fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+    int same = !fstat(dfd, &a) && !fstat(job_fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
     if (!same) {
-        unlinkat(dir_fd, "traces.otf2", 0); /* this directory's claim */
+        unlinkat(dfd, "traces.otf2", 0); /* this directory's claim */
         if (dir_created)
             rmdir(dir_path);
     }
-    close(dir_fd);
-    dir_fd = fd;
+    tr_fd_release(&dir);
+    keep_dir(fd);
     dir_created = 0;
     snprintf(dir_path, sizeof dir_path, "%s", job_path);
     job_mode = 1;
@@ -245,8 +275,7 @@ void tr_session_install(void) { tr_lifecycle_set_hooks(session_start, session_en
 
 static void note_string(uint32_t kind, uint32_t id, const uint64_t *id64, const char *text)
 {
-    int fd = __atomic_load_n(&journal_fd, __ATOMIC_ACQUIRE);
-    if (fd < 0 || !text)
+    if (!text || !tr_journal_is_open())
         return;
     char buf[4200];
     uint32_t head[2] = {kind, id};
@@ -260,7 +289,7 @@ static void note_string(uint32_t kind, uint32_t id, const uint64_t *id64, const 
     buf[n + len] = 0;
     tr_frame_header h = {0};
     h.raw_bytes = n + len + 1;
-    tr_journal_append(fd, &h, TR_FRAME_STRING, buf, n + len + 1);
+    tr_journal_append(&h, TR_FRAME_STRING, buf, n + len + 1);
 }
 
 void tr_session_note_user_region(uint32_t id, const char *name)
@@ -272,10 +301,7 @@ void tr_session_note_text(uint64_t id, const char *text) { note_string(TR_STRING
 
 int tr_session_append(uint16_t type, const void *payload, size_t bytes)
 {
-    int fd = __atomic_load_n(&journal_fd, __ATOMIC_ACQUIRE);
-    if (fd < 0)
-        return -1;
     tr_frame_header h = {0};
     h.raw_bytes = bytes;
-    return tr_journal_append(fd, &h, type, payload, bytes);
+    return tr_journal_append(&h, type, payload, bytes);
 }

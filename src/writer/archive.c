@@ -26,9 +26,18 @@ static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
 
 OTF2_Archive *tr_archive_open(const char *dir, const char *machine) { return tr_job_archive_open(dir, machine, 1); }
 
+/* OTF2 3.0.2 buffers file writes 4 MiB at a time (OTF2_FILE_BUFFER_SIZE),
+ * and when a write that fills that buffer fails (a full disk, a quota), it
+ * frees the buffer but keeps it, so that closing the file writes from it and
+ * frees it again: the program aborts ("double free"). Chunks of exactly 4
+ * MiB never take that path: a whole chunk is written directly, and a file's
+ * last, partial chunk goes into the empty buffer and is written once, at
+ * close, where a failure is only reported. */
+#define CHUNK_SIZE (4 * 1024 * 1024)
+
 OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int serial)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
@@ -43,26 +52,47 @@ OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int seri
 
 /* OTF2 prints its errors on stderr by default; tracer owes the user a single
  * tracer: line, so the first message is kept for that line instead. */
-static char otf2_error[256];
+static char otf2_error[256], incomplete[256];
 static OTF2_ErrorCallback previous;
+
+/* An error of the system (a full disk, a quota, I/O) or of memory: OTF2's
+ * calls may still return success (it does not check every write when it
+ * closes a file), but the archive's files are incomplete. */
+static int leaves_files_incomplete(OTF2_ErrorCode code)
+{
+    return (code >= OTF2_ERROR_E2BIG && code <= OTF2_ERROR_EXDEV) || code == OTF2_ERROR_FILE_INTERACTION ||
+           code == OTF2_ERROR_FILE_CAN_NOT_OPEN || code == OTF2_ERROR_MEM_FAULT ||
+           code == OTF2_ERROR_MEM_ALLOC_FAILED;
+}
+
+static void format(char *out, size_t size, OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    int n = snprintf(out, size, "%s: ", OTF2_Error_GetDescription(code));
+    if (n > 0 && (size_t)n < size)
+        vsnprintf(out + n, size - (size_t)n, fmt, va);
+}
 
 static OTF2_ErrorCode keep_otf2_error(void *user, const char *file, uint64_t line, const char *function,
                                       OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     (void)user, (void)file, (void)line, (void)function;
-    if (!otf2_error[0]) {
-        int n = snprintf(otf2_error, sizeof otf2_error, "%s: ", OTF2_Error_GetDescription(code));
-        if (n > 0 && (size_t)n < sizeof otf2_error)
-            vsnprintf(otf2_error + n, sizeof otf2_error - (size_t)n, fmt, va);
-    }
+    va_list again;
+    va_copy(again, va);
+    if (!otf2_error[0])
+        format(otf2_error, sizeof otf2_error, code, fmt, va);
+    if (!incomplete[0] && leaves_files_incomplete(code))
+        format(incomplete, sizeof incomplete, code, fmt, again);
+    va_end(again);
     return code;
 }
 
 void tr_archive_errors_begin(void)
 {
-    otf2_error[0] = 0;
+    otf2_error[0] = incomplete[0] = 0;
     previous = OTF2_Error_RegisterCallback(keep_otf2_error, 0);
 }
+
+const char *tr_archive_errors_incomplete(void) { return incomplete[0] ? incomplete : 0; }
 
 const char *tr_archive_errors_end(void)
 {
@@ -72,6 +102,7 @@ const char *tr_archive_errors_end(void)
 
 void tr_job_errors_begin(void) { tr_archive_errors_begin(); }
 const char *tr_job_errors_end(void) { return tr_archive_errors_end(); }
+const char *tr_job_errors_incomplete(void) { return tr_archive_errors_incomplete(); }
 
 /* The trace says how it was taken: every variable's value and where it came
  * from. */

@@ -13,10 +13,13 @@
  * (job_part.h), done here by one process: `tracer recover`, and jobs whose
  * ranks did not write at the end. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "writer/archive_stage.h"
 #include "writer/job_part.h"
 #include "writer/writer_internal.h"
 
@@ -114,6 +117,15 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
         return -1;
     }
     int rc = identify(journals, n, ranks, &size, r);
+    /* Written in a stage, moved into @archive_dir when complete. */
+    tr_stage st = {.fd = -1};
+    int dir = -1;
+    if (!rc && (dir = open(archive_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        snprintf(r->error, sizeof r->error, "cannot open %s: %s", archive_dir, strerror(errno));
+        rc = -1;
+    }
+    if (!rc)
+        rc = tr_stage_create(&st, dir, archive_dir, r->error, sizeof r->error);
     OTF2_Archive *ar = 0;
     uint64_t bases[3] = {0, 0, 0};
     tr_job_errors_begin();
@@ -126,7 +138,7 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
         uint64_t counts[3];
         tr_job_part_counts(parts[i], counts);
         if (counts[0] && !ar) {
-            ar = tr_job_archive_open(archive_dir, tr_job_part_hostname(parts[i]), 1);
+            ar = tr_job_archive_open(st.path, tr_job_part_hostname(parts[i]), 1);
             if (!ar || OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
                 snprintf(r->error, sizeof r->error, "OTF2 failed to create the archive in %s", archive_dir);
                 rc = -1;
@@ -164,10 +176,19 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
     if (ar)
         OTF2_Archive_Close(ar);
     const char *otf2_error = tr_job_errors_end();
-    if (rc && otf2_error && !strncmp(r->error, "OTF2", 4))
-        snprintf(r->error, sizeof r->error, "OTF2 failed: %s", otf2_error);
-    else if (!rc && otf2_error)
+    const char *incomplete = tr_job_errors_incomplete();
+    if (incomplete || (rc && otf2_error && !strncmp(r->error, "OTF2", 4))) {
+        tr_stage_error(&st, r->error, sizeof r->error, incomplete ? incomplete : otf2_error);
+        rc = -1;
+    }
+    if (rc)
+        tr_stage_discard(&st);
+    else if (tr_stage_commit(&st, r->error, sizeof r->error))
+        rc = -1;
+    else if (otf2_error)
         snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
+    if (dir >= 0)
+        close(dir);
     for (size_t i = 0; i < n; i++)
         tr_job_part_free(parts[i]);
     tr_job_union_free(u);

@@ -40,6 +40,7 @@ OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int seri
 /* OTF2's errors are kept for tracer's one line (see archive.c). */
 void tr_job_errors_begin(void);
 const char *tr_job_errors_end(void);
+const char *tr_job_errors_incomplete(void); /* see tr_archive_errors_incomplete */
 
 /* Loads and analyses @journal, which must name its MPI rank. @with_config:
  * its description carries the configuration (rank 0's does). NULL with

@@ -90,7 +90,7 @@ static int open_checked(const char *dir)
  * it. Returns 0 when the claim is ours. */
 static int claim(int fd)
 {
-    int c = openat(fd, "traces.otf2", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int c = openat(fd, "traces.otf2", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0664);
     if (c < 0)
         return -1;
     close(c);
@@ -162,7 +162,7 @@ static int create(char *dir, size_t size, int *created, int per_rank)
         else
             snprintf(dir, size, "%s.%d", base, i);
         int lost, fd;
-        if (mkdir(dir, 0777) == 0) {
+        if (mkdir(dir, 0775) == 0) { /* less the umask: never writable by others */
             *created = 1;
             fd = open_claimed(dir, &lost);
             if (!lost) {

@@ -2,10 +2,14 @@
  * job's journals -> one archive is job_convert.c. */
 #include "writer/writer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "writer/archive_stage.h"
 #include "writer/writer_internal.h"
 
 /* How the run ended, as TRACER::RUN::END says it. */
@@ -61,6 +65,37 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     return rc;
 }
 
+/* The archive, written in a stage (archive_stage.h) and moved into
+ * @archive_dir when complete. */
+static int stage_and_write(tr_writer *w, const char *archive_dir, tr_convert_report *r)
+{
+    int dir = open(archive_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) {
+        snprintf(r->error, sizeof r->error, "cannot open %s: %s", archive_dir, strerror(errno));
+        return -1;
+    }
+    tr_stage st;
+    int rc = tr_stage_create(&st, dir, archive_dir, r->error, sizeof r->error);
+    if (!rc) {
+        tr_archive_errors_begin();
+        int failed = write_archive(w, st.path, &r->events);
+        const char *otf2_error = tr_archive_errors_end();
+        const char *incomplete = tr_archive_errors_incomplete();
+        if (failed || incomplete) {
+            tr_stage_error(&st, r->error, sizeof r->error, incomplete ? incomplete : otf2_error);
+            tr_stage_discard(&st);
+            rc = -1;
+        } else if (tr_stage_commit(&st, r->error, sizeof r->error)) {
+            rc = -1;
+        } else if (otf2_error) {
+            /* The event calls' errors surface here: never drop one silently. */
+            snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
+        }
+    }
+    close(dir);
+    return rc;
+}
+
 int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r)
 {
     memset(r, 0, sizeof *r);
@@ -85,16 +120,7 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
         snprintf(r->error, sizeof r->error, "out of memory while analysing events");
         rc = -1;
     } else if (!rc) {
-        tr_archive_errors_begin();
-        int failed = write_archive(&w, archive_dir, &r->events);
-        const char *otf2_error = tr_archive_errors_end();
-        if (failed) {
-            snprintf(r->error, sizeof r->error, "OTF2 failed: %s", otf2_error ? otf2_error : "unknown error");
-            rc = -1;
-        } else if (otf2_error) {
-            /* The event calls' errors surface here: never drop one silently. */
-            snprintf(r->warning, sizeof r->warning, "OTF2 refused an event (%s); the trace may miss it", otf2_error);
-        }
+        rc = stage_and_write(&w, archive_dir, r);
     }
     r->locations = w.data.nstreams;
     r->devices = w.ndevices;

@@ -276,6 +276,10 @@ OTF2_Archive *tr_archive_open(const char *dir, const char *machine);
 /* OTF2's error messages are kept, not printed: the first one since begin. */
 void tr_archive_errors_begin(void);
 const char *tr_archive_errors_end(void); /* NULL when there was none */
+/* After tr_archive_errors_end: the first error that leaves the archive's
+ * files incomplete (the system's: a full disk, I/O; memory), or NULL. OTF2
+ * may return success after one (it does not check every write). */
+const char *tr_archive_errors_incomplete(void);
 void tr_archive_config_properties(OTF2_Archive *ar, char *const *config, uint32_t nconfig);
 void tr_archive_filtered_properties(OTF2_Archive *ar, const uint64_t count[2], const uint64_t bytes[2]);
 /* A tr_prop_fn that sets an archive property (ctx: the OTF2_Archive). */
