@@ -10,6 +10,10 @@ idle on a partly filled chunk while the others need one:
   programs/pool_target.c  OpenMP threads, a target region and a mark
                           (value t*1e9 + round) per round
 
+Once more with 16 threads (marks: both modes; target regions: block) under
+programs/no_membarrier.c, where membarrier(2) fails as on an old kernel or
+behind a container's filter, and the recording threads fence themselves.
+
 Each prints what every thread recorded and how many tracer_mark() calls
 returned -1 (lost). Checked against the trace:
 
@@ -40,6 +44,7 @@ from otf2.enums import MeasurementMode  # noqa: E402
 
 THREADS = (2, 16, 64)
 MODES = ("block", "drop")
+NO_MEMBARRIER_RUNS = (("marks", 16, "block"), ("marks", 16, "drop"), ("target", 16, "block"))
 BASE = 1000000000
 MARK_ROUNDS, MARKS_PER_ROUND = 4, 1500   # a round fills a chunk and part of the next
 TARGET_ROUNDS = 10
@@ -216,6 +221,64 @@ def check_drop(c, what, t, p, threads, unmarked, recorded, refused, exact):
     return total
 
 
+def run_marks(c, tmp, k, mode, wrap, failed_runs):
+    """pthreads and marks only: every record is a mark, counts are exact.
+    Returns the marks lost (drop mode)."""
+    what = "marks %d threads %s%s" % (k, mode, " no membarrier" if wrap else "")
+    out = os.path.join(tmp, "marks-%d-%s%s" % (k, mode, "-nomb" if wrap else ""))
+    lost = 0
+    p = run(c, what, wrap + [h.env_path("TEST_MARKS_BIN"), str(k), str(MARK_ROUNDS), str(MARKS_PER_ROUND)],
+            tmp, out, mode)
+    if p is not None:
+        nf = len(c.failures)
+        got = parse(c, what, p.stdout.decode(), r"thread (\d+): recorded (\d+) refused (\d+)", k)
+        recorded = {th: v[0] for th, v in got.items()}
+        refused = {th: v[1] for th, v in got.items()}
+        c.check(all(n == MARK_ROUNDS * MARKS_PER_ROUND for n in recorded.values()),
+                "%s: recorded counts %r" % (what, set(recorded.values())))
+        t = open_trace(c, what, p, out)
+        if t is not None:
+            threads, unmarked = by_thread(c, what, t, "pool mark", k, MARK_ROUNDS * MARKS_PER_ROUND)
+            if mode == "block":
+                c.equal(set(refused.values()), {0}, "%s: -1 returns" % what)
+                check_block(c, what, t, p, threads, unmarked, recorded, None)
+            else:
+                lost = check_drop(c, what, t, p, threads, unmarked, recorded, refused, True)
+        if len(c.failures) > nf:
+            failed_runs.append((what, p))
+    shutil.rmtree(out, ignore_errors=True)
+    return lost
+
+
+def run_target(c, tmp, k, mode, wrap, failed_runs):
+    """OpenMP threads with target regions."""
+    what = "target %d threads %s%s" % (k, mode, " no membarrier" if wrap else "")
+    out = os.path.join(tmp, "target-%d-%s%s" % (k, mode, "-nomb" if wrap else ""))
+    p = run(c, what, wrap + [h.env_path("TEST_TARGET_BIN"), str(k), str(TARGET_ROUNDS)], tmp, out, mode)
+    if p is not None:
+        nf = len(c.failures)
+        got = parse(c, what, p.stdout.decode(), r"thread (\d+): regions (\d+) marks (\d+) refused (\d+)", k)
+        targets = {th: v[0] for th, v in got.items()}
+        recorded = {th: v[1] for th, v in got.items()}
+        refused = {th: v[2] for th, v in got.items()}
+        c.check(all(n == TARGET_ROUNDS for n in list(targets.values()) + list(recorded.values())),
+                "%s: regions/marks per thread %r" % (what, got))
+        t = open_trace(c, what, p, out)
+        if t is not None:
+            threads, unmarked = by_thread(c, what, t, "pool round", k, TARGET_ROUNDS)
+            if mode == "block":
+                c.equal(set(refused.values()), {0}, "%s: -1 returns" % what)
+                check_block(c, what, t, p, threads, unmarked, recorded, targets)
+            else:
+                check_drop(c, what, t, p, threads, unmarked, recorded, refused, False)
+                for th, seq in threads.items():
+                    c.check(sum(1 for kind, _ in seq if kind == "target") <= targets[th],
+                            "%s: thread %d: more target regions than launched" % (what, th))
+        if len(c.failures) > nf:
+            failed_runs.append((what, p))
+    shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
     c = h.Checker("pool_pressure")
     tmp = tempfile.mkdtemp(prefix="tracer-test-pool-")
@@ -224,60 +287,14 @@ def main():
     try:
         for k in THREADS:
             for mode in MODES:
-                # pthreads and marks only: every record is a mark, counts are exact.
-                what = "marks %d threads %s" % (k, mode)
-                out = os.path.join(tmp, "marks-%d-%s" % (k, mode))
-                p = run(c, what, [h.env_path("TEST_MARKS_BIN"), str(k), str(MARK_ROUNDS),
-                                  str(MARKS_PER_ROUND)], tmp, out, mode)
-                if p is not None:
-                    nf = len(c.failures)
-                    got = parse(c, what, p.stdout.decode(), r"thread (\d+): recorded (\d+) refused (\d+)", k)
-                    recorded = {th: v[0] for th, v in got.items()}
-                    refused = {th: v[1] for th, v in got.items()}
-                    c.check(all(n == MARK_ROUNDS * MARKS_PER_ROUND for n in recorded.values()),
-                            "%s: recorded counts %r" % (what, set(recorded.values())))
-                    t = open_trace(c, what, p, out)
-                    if t is not None:
-                        threads, unmarked = by_thread(c, what, t, "pool mark", k, MARK_ROUNDS * MARKS_PER_ROUND)
-                        if mode == "block":
-                            c.equal(set(refused.values()), {0}, "%s: -1 returns" % what)
-                            check_block(c, what, t, p, threads, unmarked, recorded, None)
-                        else:
-                            lost_marks += check_drop(c, what, t, p, threads, unmarked, recorded, refused, True)
-                    if len(c.failures) > nf:
-                        failed_runs.append((what, p))
-                shutil.rmtree(out, ignore_errors=True)
-
-                # OpenMP threads with target regions.
-                what = "target %d threads %s" % (k, mode)
-                out = os.path.join(tmp, "target-%d-%s" % (k, mode))
-                p = run(c, what, [h.env_path("TEST_TARGET_BIN"), str(k), str(TARGET_ROUNDS)], tmp, out, mode)
-                if p is not None:
-                    nf = len(c.failures)
-                    got = parse(c, what, p.stdout.decode(),
-                                r"thread (\d+): regions (\d+) marks (\d+) refused (\d+)", k)
-                    targets = {th: v[0] for th, v in got.items()}
-                    recorded = {th: v[1] for th, v in got.items()}
-                    refused = {th: v[2] for th, v in got.items()}
-                    c.check(all(n == TARGET_ROUNDS for n in list(targets.values()) + list(recorded.values())),
-                            "%s: regions/marks per thread %r" % (what, got))
-                    t = open_trace(c, what, p, out)
-                    if t is not None:
-                        threads, unmarked = by_thread(c, what, t, "pool round", k, TARGET_ROUNDS)
-                        if mode == "block":
-                            c.equal(set(refused.values()), {0}, "%s: -1 returns" % what)
-                            check_block(c, what, t, p, threads, unmarked, recorded, targets)
-                        else:
-                            check_drop(c, what, t, p, threads, unmarked, recorded, refused, False)
-                            for th, seq in threads.items():
-                                c.check(sum(1 for kind, _ in seq if kind == "target") <= targets[th],
-                                        "%s: thread %d: more target regions than launched" % (what, th))
-                    if len(c.failures) > nf:
-                        failed_runs.append((what, p))
-                shutil.rmtree(out, ignore_errors=True)
+                lost_marks += run_marks(c, tmp, k, mode, [], failed_runs)
+                run_target(c, tmp, k, mode, [], failed_runs)
         # 64 threads on 2 chunks drop marks: else the drop checks saw no loss.
         c.check(lost_marks > 0, "drop: no mark was lost at 128k (the test records too little)")
         c.note("marks lost in drop mode, all thread counts: %d" % lost_marks)
+        wrap = [h.env_path("TEST_NO_MEMBARRIER_BIN")]
+        for prog, k, mode in NO_MEMBARRIER_RUNS:
+            (run_marks if prog == "marks" else run_target)(c, tmp, k, mode, wrap, failed_runs)
     finally:
         for what, p in failed_runs[:4]:
             print("--- %s: rc=%d\nstdout: %s\nstderr: %s" % (
