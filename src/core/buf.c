@@ -3,6 +3,7 @@
 #include "core/buf.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,40 @@ static tr_tbuf *registry;
 static uint32_t thread_count;
 static uint64_t refused;
 static int oom_once, block_once;
+static int pressure;           /* a thread found no free chunk since the last reclaim */
+static int use_membarrier;     /* else the hot path fences (TR_BUF_FENCE) */
+static uint64_t last_reclaim_ns;
 
 static tr_chunk *chunk_at(uint32_t i) { return (tr_chunk *)(pool + (size_t)i * TR_CHUNK_BYTES); }
+
+/* Taking an idle thread's chunk needs a full fence between the owner's
+ * "busy = 1" and its read of switch_req, and one between the consumer's
+ * "switch_req = ASKED" and its read of busy (Dekker). membarrier(2) lets the
+ * rare side (the consumer, under pressure) pay for both: it makes every
+ * other thread of the process execute a full barrier, so the hot path needs
+ * only a compiler barrier. Without it (Linux < 4.14, a seccomp filter) the
+ * hot path fences itself (TR_BUF_FENCE): a few ns more per event. */
+static int register_membarrier(void)
+{
+#ifdef SYS_membarrier
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+        return 0;
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static void full_fence_all_threads(void)
+{
+#ifdef SYS_membarrier
+    if (use_membarrier && !syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+        return;
+#endif
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
 int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop)
 {
@@ -55,8 +88,14 @@ int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop)
     if (quota < 2)
         quota = 2;
     drop_mode = drop;
+    use_membarrier = register_membarrier();
     tr_buf_ever_recorded = 1;
     return 0;
+}
+
+void tr_buf_start(void)
+{
+    __atomic_store_n(&tr_buf_recording, TR_BUF_ON | (use_membarrier ? 0 : TR_BUF_FENCE), __ATOMIC_RELEASE);
 }
 
 /* ABA-safe: the tag changes on every successful pop and push. */
@@ -145,7 +184,7 @@ static tr_chunk *take_chunk(tr_tbuf *b)
     if (!c)
         return 0;
     __atomic_fetch_add(&b->held, 1, __ATOMIC_RELAXED);
-    c->owner = b;
+    __atomic_store_n(&c->owner, b, __ATOMIC_RELAXED);
     c->seq = b->next_seq++;
     c->flushed = 0;
     __atomic_store_n(&c->count, 0, __ATOMIC_RELAXED);
@@ -168,6 +207,14 @@ static uint32_t write_loss(tr_tbuf *b, tr_chunk *c)
     return 1;
 }
 
+/* No slot for this record: busy goes back to 0, as a commit would. */
+static tr_record *no_slot(tr_tbuf *b)
+{
+    __atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Called with busy = 1 (set by the fast path, or here for a new buffer). */
 static tr_record *reserve_slow(tr_tbuf *b)
 {
     if (!b && !(b = tbuf_register())) {
@@ -175,10 +222,26 @@ static tr_record *reserve_slow(tr_tbuf *b)
         __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
         return 0;
     }
+    __atomic_store_n(&b->busy, 1, __ATOMIC_RELAXED);
     tr_chunk *old = b->cur;
+    uint32_t req = __atomic_load_n(&b->switch_req, __ATOMIC_ACQUIRE);
+    if (req != TR_SWITCH_NONE) {
+        uint32_t asked = TR_SWITCH_ASKED;
+        if (!(req == TR_SWITCH_ASKED && __atomic_compare_exchange_n(&b->switch_req, &asked, TR_SWITCH_NONE, 0,
+                                                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))) {
+            /* TAKEN: the consumer has our chunk (and writes it); forget it.
+             * Cleared only after cur, so the consumer never sees the old
+             * chunk as ours again. */
+            old = 0;
+            __atomic_store_n(&b->cur, (tr_chunk *)0, __ATOMIC_RELEASE);
+            b->pos = (uint32_t)TR_CHUNK_RECORDS;
+            __atomic_store_n(&b->switch_req, TR_SWITCH_NONE, __ATOMIC_RELEASE);
+        }
+        /* else ASKED and answered here: switch the chunk, full or not. */
+    }
     if (old) {
-        /* Hand the full chunk over first: the consumer may need it back to
-         * give this very thread a free one. */
+        /* Hand the chunk over first: the consumer may need it back to give
+         * this very thread (or another) a free one. */
         __atomic_store_n(&b->cur, (tr_chunk *)0, __ATOMIC_RELEASE);
         b->pos = (uint32_t)TR_CHUNK_RECORDS;
         push_full(old);
@@ -194,15 +257,18 @@ static tr_record *reserve_slow(tr_tbuf *b)
         }
         if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED)) {
             b->dropped++;
-            return 0;
+            return no_slot(b);
         }
+        /* Tell the consumer: chunks held idle by other threads are needed. */
+        if (!__atomic_load_n(&pressure, __ATOMIC_RELAXED))
+            __atomic_store_n(&pressure, 1, __ATOMIC_RELAXED);
         if (drop_mode || tr_buf_never_block) {
             uint64_t now = tr_clock_ticks();
             if (!b->lost)
                 b->lost_first = now;
             b->lost_last = now;
             b->lost++;
-            return 0;
+            return no_slot(b);
         }
         /* Block mode: nothing is lost; the thread waits for the journal. */
         if (spins == 1000)
@@ -262,6 +328,81 @@ tr_chunk *tr_buf_take_full(void)
     return __atomic_exchange_n(&full_stack, 0, __ATOMIC_ACQUIRE);
 }
 
+/* Block mode must never wait for ever, yet a thread that stopped recording
+ * keeps its partly filled chunk: with more recording threads than chunks
+ * (TRACER_MAX_MEMORY=128k is 2 chunks), the holders may be waiting (in a
+ * barrier, a join) for the very threads that wait here for a chunk. So the
+ * pool is never only "full chunks come back": under pressure the consumer
+ * takes over idle threads' chunks, as LTTng's consumer switches an idle
+ * sub-buffer. Refusing such settings instead would not do: how many threads
+ * will record is not known when the pool is sized.
+ *
+ * Idle = the same chunk and count as at the previous look, at least 1 ms
+ * before (a thread that records goes on filling its chunk and keeps it).
+ * The take is a handshake, never a write into the owner's fields: ask
+ * (switch_req NONE -> ASKED), fence every thread, then
+ *  - owner busy (inside reserve..commit): withdraw the request; ask again
+ *    next time;
+ *  - owner not busy: it cannot be writing, and its next reserve sees the
+ *    request (the fence). Whoever moves switch_req off ASKED first wins: the
+ *    consumer (-> TAKEN: it pushes the chunk; the owner forgets it and takes
+ *    a new one) or the owner (-> NONE: it switches the chunk itself).
+ * Only the owner writes cur; a chunk taken from it may still be its cur until
+ * it notices, so readers of cur check tr_buf_is_current. */
+int tr_buf_under_pressure(void) { return __atomic_load_n(&pressure, __ATOMIC_RELAXED); }
+
+uint32_t tr_buf_reclaim_idle(void)
+{
+    if (!__atomic_load_n(&pressure, __ATOMIC_RELAXED))
+        return 0;
+    uint64_t now = tr_clock_mono_ns();
+    if (now - last_reclaim_ns < 1000000)
+        return 0;
+    last_reclaim_ns = now;
+    __atomic_store_n(&pressure, 0, __ATOMIC_RELAXED);
+    uint32_t asked = 0, taken = 0;
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
+        tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
+        uint32_t n = c ? __atomic_load_n(&c->count, __ATOMIC_ACQUIRE) : 0;
+        if (!tr_buf_is_current(b, c) || b->seen_chunk != c || b->seen_count != n) {
+            b->seen_chunk = c;
+            b->seen_count = n;
+            continue;
+        }
+        uint32_t none = TR_SWITCH_NONE;
+        b->asked = __atomic_compare_exchange_n(&b->switch_req, &none, TR_SWITCH_ASKED, 0, __ATOMIC_SEQ_CST,
+                                               __ATOMIC_RELAXED);
+        asked += b->asked;
+    }
+    if (!asked)
+        return 0;
+    full_fence_all_threads();
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
+        if (!b->asked)
+            continue;
+        b->asked = 0;
+        b->seen_chunk = 0;
+        uint32_t ask = TR_SWITCH_ASKED;
+        tr_chunk *c = 0;
+        if (!__atomic_load_n(&b->busy, __ATOMIC_ACQUIRE)) {
+            c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
+            if (!tr_buf_is_current(b, c))
+                c = 0;
+        }
+        if (!c) {
+            __atomic_compare_exchange_n(&b->switch_req, &ask, TR_SWITCH_NONE, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED);
+            continue;
+        }
+        if (__atomic_compare_exchange_n(&b->switch_req, &ask, TR_SWITCH_TAKEN, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
+            push_full(c);
+            taken++;
+        }
+    }
+    return taken;
+}
+
 tr_tbuf *tr_buf_registered(void)
 {
     return __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
@@ -299,6 +440,7 @@ void tr_buf_reset_after_fork(void)
      * trace (the end-of-run line would claim so), so it is not counted. */
     tr_buf_ever_recorded = 0;
     refused = 0;
+    pressure = 0;
     full_stack = 0;
     registry = 0;
     thread_count = 0;

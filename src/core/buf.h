@@ -16,6 +16,16 @@
  * the consumer; nothing is lost) or drop (count the loss, and record it in the
  * thread's stream when recording resumes).
  *
+ * A thread that stops recording keeps its partly filled current chunk. When
+ * chunks run out (a thread waits or drops), the consumer takes over the
+ * current chunk of every thread that has been idle since its last look (see
+ * tr_buf_reclaim_idle): otherwise threads idle on partly filled chunks (in a
+ * barrier, waiting for the very thread that needs a chunk) would hold the
+ * whole pool, and block mode would wait for ever. A thread whose chunk was
+ * taken notices at its next record and takes a new one. The handshake costs
+ * the hot path two plain stores and a load (busy, switch_req); the expensive
+ * half of its fence is on the consumer side (membarrier), see buf.c.
+ *
  * Buffers are registered once and never freed, so a thread that exits before
  * the end keeps its events.
  *
@@ -55,9 +65,14 @@ struct tr_chunk {
     tr_record rec[TR_CHUNK_RECORDS];
 };
 
+/* tr_tbuf.switch_req: the consumer asks for a thread's current chunk. */
+enum { TR_SWITCH_NONE, TR_SWITCH_ASKED, TR_SWITCH_TAKEN };
+
 struct __attribute__((aligned(64))) tr_tbuf {
-    tr_chunk *cur;           /* atomic: the consumer's periodic flush reads it */
+    tr_chunk *cur;           /* atomic: the consumer's periodic flush reads it; only the owner writes it */
     uint32_t pos;            /* next free slot in cur; owner-only */
+    uint32_t busy;           /* owner: 1 from reserve to commit (atomic; the consumer reads it) */
+    uint32_t switch_req;     /* TR_SWITCH_*, atomic: consumer asks/takes, owner answers */
     uint32_t index;          /* order of registration, 0 = first thread */
     uint64_t next_seq;
     uint32_t held;           /* chunks held: owner increments, consumer decrements */
@@ -67,10 +82,18 @@ struct __attribute__((aligned(64))) tr_tbuf {
     uint64_t small_count[2]; /* transfers under TRACER_MIN_BYTES: [0] to, [1] from device */
     uint64_t small_bytes[2];
     tr_tbuf *next_registered;
+    /* consumer-only: the current chunk and count at its last look */
+    tr_chunk *seen_chunk;
+    uint32_t seen_count;
+    uint32_t asked;
 };
 
-/* Nonzero while records are accepted (between activation and the end). */
+/* Nonzero while records are accepted (between activation and the end):
+ * TR_BUF_ON, plus TR_BUF_FENCE where the kernel has no membarrier and the
+ * hot path must fence by itself. Set by tr_buf_start(). */
 extern int tr_buf_recording;
+#define TR_BUF_ON 1
+#define TR_BUF_FENCE 2
 /* Nonzero once tracing started in this process. */
 extern int tr_buf_ever_recorded;
 
@@ -90,11 +113,22 @@ void tr_buf_count_refused(void);
 static inline tr_record *tr_buf_reserve(void)
 {
     tr_tbuf *b = tr_buf_tls;
-    if (__builtin_expect(!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED), 0)) {
+    int on = __atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED);
+    if (__builtin_expect(!on, 0)) {
         tr_buf_count_refused();
         return 0;
     }
-    if (__builtin_expect(b == 0 || b->pos == TR_CHUNK_RECORDS, 0))
+    if (__builtin_expect(b == 0, 0))
+        return tr_buf_reserve_slow();
+    /* Dekker with the consumer (tr_buf_reclaim_idle): busy is published
+     * before switch_req is read. The consumer's membarrier makes the compiler
+     * barrier a full fence; without membarrier the fence is real. */
+    __atomic_store_n(&b->busy, 1, __ATOMIC_RELAXED);
+    if (__builtin_expect(on & TR_BUF_FENCE, 0))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    else
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(b->pos == TR_CHUNK_RECORDS || __atomic_load_n(&b->switch_req, __ATOMIC_RELAXED), 0))
         return tr_buf_reserve_slow();
     return &b->cur->rec[b->pos];
 }
@@ -105,6 +139,7 @@ static inline void tr_buf_commit(void)
     tr_tbuf *b = tr_buf_tls;
     b->pos++;
     __atomic_store_n(&b->cur->count, b->pos, __ATOMIC_RELEASE);
+    __atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 }
 
 /* Counts a transfer that TRACER_MIN_BYTES keeps out of the trace, so its
@@ -114,6 +149,8 @@ void tr_buf_count_small(int from_device, uint64_t bytes);
 /* Reserves the pool: @max_memory for all threads, @per_thread for one,
  * @drop: drop mode. Returns 0, or -1 (nothing reserved). */
 int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop);
+/* Starts accepting records (after tr_buf_init). */
+void tr_buf_start(void);
 
 /* --- consumer side --------------------------------------------------------- */
 
@@ -126,6 +163,21 @@ void tr_buf_stop(void);
 tr_chunk *tr_buf_take_full(void);
 /* Returns a written chunk to the pool. */
 void tr_buf_recycle(tr_chunk *c);
+/* Consumer thread only. When a thread found no free chunk since the last
+ * call (it waits, or drops in drop mode), takes the current chunk of every
+ * thread whose chunk did not change since the previous such call and that is
+ * not inside a record, and pushes it onto the full stack (take it with
+ * tr_buf_take_full). Returns how many it took. */
+uint32_t tr_buf_reclaim_idle(void);
+/* Nonzero while a thread found no free chunk since the last reclaim. */
+int tr_buf_under_pressure(void);
+/* Nonzero when @c (read from @b->cur) is @b's current chunk, not one taken
+ * from it and maybe reused since. Async-signal-safe. */
+static inline int tr_buf_is_current(const tr_tbuf *b, tr_chunk *c)
+{
+    return c && __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TR_CHUNK_CURRENT &&
+           __atomic_load_n(&c->owner, __ATOMIC_RELAXED) == b;
+}
 /* First registered thread buffer; follow next_registered. */
 tr_tbuf *tr_buf_registered(void);
 /* Number of registered thread buffers. */

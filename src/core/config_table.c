@@ -42,10 +42,13 @@ const tr_cfg_var tr_cfg_vars[] = {
     {"TRACER_BUFFER_SIZE", TR_CFG_SIZE, "4M",
      "Buffer memory one thread may hold before the journal writer catches up (at least 128k)", 0, 131072,
      INT64_MAX, F(buffer_size)},
-    {"TRACER_MAX_MEMORY", TR_CFG_SIZE, "64M", "Buffer memory of the whole process (at least 128k)", 0, 131072,
-     INT64_MAX, F(max_memory)},
+    {"TRACER_MAX_MEMORY", TR_CFG_SIZE, "64M",
+     "Buffer memory of the whole process (at least 128k: two 64k chunks, which idle threads do not keep from "
+     "the others)",
+     0, 131072, INT64_MAX, F(max_memory)},
     {"TRACER_ON_FULL", TR_CFG_CHOICE, "block",
-     "When buffers are full: block (the thread waits, nothing lost) or drop (losses counted in the trace)",
+     "When buffers are full: block (the thread waits, never for ever; nothing lost) or drop (each loss counted "
+     "in the trace, on its thread)",
      on_full_words, 0, 0, F(on_full)},
     {"TRACER_FLUSH_INTERVAL", TR_CFG_DURATION, "1s",
      "How often partly filled buffers reach the journal (bounds the loss on SIGKILL or _exit)", 0, 0, 0,

@@ -143,7 +143,7 @@ int tr_lifecycle_activate(const char *why)
             pthread_atfork(0, 0, after_fork_child);
             if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");
-            __atomic_store_n(&tr_buf_recording, 1, __ATOMIC_RELEASE);
+            tr_buf_start();
             was_active = 1;
             __atomic_store_n(&state, ST_ACTIVE, __ATOMIC_RELEASE);
         }

@@ -258,12 +258,13 @@ static void drain_full(void)
 
 /* The committed prefix of each thread's current chunk: what a SIGKILL or an
  * _exit would otherwise take with it. Only this thread recycles chunks, so a
- * chunk read here stays valid even if its owner hands it over meanwhile. */
+ * chunk read here stays valid even if its owner hands it over meanwhile;
+ * one taken from its owner (tr_buf_reclaim_idle) is written by drain_full. */
 static void flush_partial(void)
 {
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
-        if (c)
+        if (tr_buf_is_current(b, c))
             write_chunk(c, __atomic_load_n(&c->count, __ATOMIC_ACQUIRE));
     }
     write_clock();
@@ -287,7 +288,9 @@ static void *consumer_main(void *arg)
         if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE) && sync_done == sync_wanted) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 5000000; /* 5 ms: often enough to keep up, rare enough to cost nothing */
+            /* 5 ms: often enough to keep up, rare enough to cost nothing;
+             * 1 ms while threads lack chunks (drop mode does not wake us). */
+            until.tv_nsec += tr_buf_under_pressure() ? 1000000 : 5000000;
             if (until.tv_nsec >= 1000000000) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000;
@@ -298,6 +301,9 @@ static void *consumer_main(void *arg)
         pthread_mutex_unlock(&wake_lock);
         pthread_mutex_lock(&work_lock);
         drain_full();
+        /* Threads wait (or drop) for chunks that idle threads hold. */
+        if (tr_buf_reclaim_idle())
+            drain_full();
         if (want != sync_done) {
             flush_partial();
             pthread_mutex_lock(&wake_lock);
@@ -476,7 +482,7 @@ void tr_consumer_crash_flush(int sig)
     }
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
-        if (c)
+        if (tr_buf_is_current(b, c))
             crash_write(c);
     }
     uint64_t pair[2];

@@ -346,6 +346,31 @@ uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks)
     return ns < 0 ? 0 : (uint64_t)ns;
 }
 
+/* A thread that lost every record it tried (drop mode, no chunk ever free
+ * for it) has no chunk in the journal, only its loss in the END frame: it
+ * still gets its location (an empty stream, in index order), where the
+ * writer puts the loss, so the trace counts it. */
+static int add_loss_only_streams(tr_journal_data *jd)
+{
+    tr_collected *d = &jd->data;
+    for (uint32_t i = 0; i < jd->nlosses; i++) {
+        const tr_jloss *l = &jd->losses[i];
+        size_t at = 0;
+        while (at < d->nstreams && d->streams[at].index < l->location)
+            at++;
+        if (!l->count || (at < d->nstreams && d->streams[at].index == l->location))
+            continue;
+        tr_stream *grown = realloc(d->streams, (d->nstreams + 1) * sizeof *grown);
+        if (!grown)
+            return -1;
+        d->streams = grown;
+        memmove(&d->streams[at + 1], &d->streams[at], (d->nstreams - at) * sizeof *grown);
+        d->streams[at] = (tr_stream){.index = l->location};
+        d->nstreams++;
+    }
+    return 0;
+}
+
 int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen)
 {
     memset(jd, 0, sizeof *jd);
@@ -465,6 +490,10 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         }
         if (l->last < l->first)
             l->last = l->first;
+    }
+    if (add_loss_only_streams(jd)) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
+        return -1;
     }
     jd->end_ns = jd->ended || jd->end.end_tick ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
     if (jd->end_ns < last_ns)

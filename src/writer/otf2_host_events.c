@@ -301,12 +301,10 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         if (omp)
             tr_omp_host_after(&c, r);
     }
-    if (omp)
-        tr_omp_host_finish(&c);
-    /* Mappings the run never undid end with it, marked. */
-    for (uint32_t k = 0; k < w->links.n; k++)
-        if (!w->links.maps[k].unmap_op && w->links.maps[k].stream == stream)
-            link_event(&c, &w->links.maps[k], "link unmap", w->t_max, 1);
+    /* A drop-mode loss still open at the end, at its first dropped event (not
+     * before the last record): before anything written at the end (an idle
+     * state closed, a mapping undone), whose later stamp OTF2 would make it
+     * refuse the loss. */
     for (uint32_t i = 0; i < w->jd->nlosses; i++) {
         const tr_jloss *l = &w->jd->losses[i];
         if (l->location != st->index || !l->count)
@@ -315,6 +313,12 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         OTF2_EvtWriter_MeasurementOnOff(c.ew, c.al, l->first, OTF2_MEASUREMENT_OFF);
         w->lost += l->count;
     }
+    if (omp)
+        tr_omp_host_finish(&c);
+    /* Mappings the run never undid end with it, marked. */
+    for (uint32_t k = 0; k < w->links.n; k++)
+        if (!w->links.maps[k].unmap_op && w->links.maps[k].stream == stream)
+            link_event(&c, &w->links.maps[k], "link unmap", w->t_max, 1);
     while (c.depth)
         tr_host_pop(&c, w->t_max, 1);
     if (omp)
