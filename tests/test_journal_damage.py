@@ -73,9 +73,11 @@ def expected_marks(frames, intact):
 
 
 def location_sequences(t):
-    """[(location name, [(kind, name, value)])] without synthesized
-    (incomplete) Leaves; names 'user region N' become None (a lost STRING
-    frame leaves a region nameless, which is not wrong data)."""
+    """[(location name, [(kind, name, value)])] without what the writer
+    synthesizes at the end of a stream: incomplete Leaves, and a device's
+    RmaWinDestroy (its memory window closes where its stream ends; in a cut
+    journal that is earlier). Names 'user region N' become None (a lost
+    STRING frame leaves a region nameless, which is not wrong data)."""
     out = []
     for loc in t.locations:
         seq = []
@@ -89,6 +91,8 @@ def location_sequences(t):
                 seq.append((type(ev).__name__, name, h.Trace.attr(ev, "value")))
             elif not isinstance(ev, (otf2.events.ProgramBegin, otf2.events.ProgramEnd)):
                 seq.append((type(ev).__name__, None, None))
+        if seq and seq[-1][0] == "RmaWinDestroy":
+            seq.pop()
         out.append((loc.name, seq))
     return out
 
