@@ -38,6 +38,7 @@ typedef struct tr_host_ctx {
     tr_open_region *stack;
     size_t depth, cap;
     uint64_t last_time;        /* of the last record handled */
+    uint64_t final_gap;        /* drop mode: start of a loss open until the end; 0 = none */
     tr_omp_thread omp;
 } tr_host_ctx;
 

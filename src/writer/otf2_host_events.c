@@ -312,6 +312,8 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         tr_defs_attr(c.al, TR_ATTR_LOST, l->count);
         OTF2_EvtWriter_MeasurementOnOff(c.ew, c.al, l->first, OTF2_MEASUREMENT_OFF);
         w->lost += l->count;
+        if (!c.final_gap || l->first < c.final_gap)
+            c.final_gap = l->first;
     }
     if (omp)
         tr_omp_host_finish(&c);

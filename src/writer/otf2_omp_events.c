@@ -274,6 +274,10 @@ static void close_ended_teams(tr_host_ctx *c, uint64_t now)
         if (!p || p->stream == c->stream || p->team_end == UINT64_MAX || p->team_end >= now)
             return;
         uint64_t t = p->team_end > c->last_time ? p->team_end : c->last_time;
+        /* Nothing is written inside a gap: a team that ended in the loss
+         * the run ended with ends where that gap does, at the end. */
+        if (c->final_gap && t >= c->final_gap)
+            t = c->w->t_max;
         while (c->depth > i)
             tr_host_pop(c, t, !is_complete_at_team_end(top(c)));
         tr_host_pop(c, t, 0);
