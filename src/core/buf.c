@@ -225,19 +225,21 @@ static tr_record *reserve_slow(tr_tbuf *b)
     __atomic_store_n(&b->busy, 1, __ATOMIC_RELAXED);
     tr_chunk *old = b->cur;
     uint32_t req = __atomic_load_n(&b->switch_req, __ATOMIC_ACQUIRE);
-    if (req != TR_SWITCH_NONE) {
-        uint32_t asked = TR_SWITCH_ASKED;
-        if (!(req == TR_SWITCH_ASKED && __atomic_compare_exchange_n(&b->switch_req, &asked, TR_SWITCH_NONE, 0,
-                                                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))) {
-            /* TAKEN: the consumer has our chunk (and writes it); forget it.
-             * Cleared only after cur, so the consumer never sees the old
-             * chunk as ours again. */
-            old = 0;
-            __atomic_store_n(&b->cur, (tr_chunk *)0, __ATOMIC_RELEASE);
-            b->pos = (uint32_t)TR_CHUNK_RECORDS;
-            __atomic_store_n(&b->switch_req, TR_SWITCH_NONE, __ATOMIC_RELEASE);
-        }
-        /* else ASKED and answered here: switch the chunk, full or not. */
+    /* ASKED: answer it (-> NONE) and switch the chunk, full or not. The
+     * consumer may have moved first, and the failed exchange says where to:
+     * TAKEN (it has our chunk), or back to NONE (it saw us busy, here, and
+     * withdrew): then the chunk is still ours and only we hand it over;
+     * forgetting it would lose its records and the chunk itself. */
+    if (req == TR_SWITCH_ASKED)
+        __atomic_compare_exchange_n(&b->switch_req, &req, TR_SWITCH_NONE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (req == TR_SWITCH_TAKEN) {
+        /* The consumer has our chunk (and writes it); forget it. Cleared
+         * only after cur, so the consumer never sees the old chunk as ours
+         * again. */
+        old = 0;
+        __atomic_store_n(&b->cur, (tr_chunk *)0, __ATOMIC_RELEASE);
+        b->pos = (uint32_t)TR_CHUNK_RECORDS;
+        __atomic_store_n(&b->switch_req, TR_SWITCH_NONE, __ATOMIC_RELEASE);
     }
     if (old) {
         /* Hand the chunk over first: the consumer may need it back to give
@@ -347,6 +349,9 @@ tr_chunk *tr_buf_take_full(void)
  *    request (the fence). Whoever moves switch_req off ASKED first wins: the
  *    consumer (-> TAKEN: it pushes the chunk; the owner forgets it and takes
  *    a new one) or the owner (-> NONE: it switches the chunk itself).
+ * An owner that saw ASKED may find NONE when it answers: the consumer saw it
+ * busy and withdrew. The chunk is then still the owner's to switch, never
+ * forgotten as if TAKEN (that lost the chunk and every record in it).
  * Only the owner writes cur; a chunk taken from it may still be its cur until
  * it notices, so readers of cur check tr_buf_is_current. */
 int tr_buf_under_pressure(void) { return __atomic_load_n(&pressure, __ATOMIC_RELAXED); }
