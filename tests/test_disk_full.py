@@ -131,12 +131,26 @@ def inner():
     c.finish()
 
 
+def no_shared_mounts():
+    """True when no mount here propagates to another namespace: a mount made
+    in a new namespace with the propagation unchanged then stays in it."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            return not any(" shared:" in line.split(" - ")[0] for line in f)
+    except OSError:
+        return False
+
+
 def main():
     if sys.argv[1:] == ["--inner"]:
         inner()
-    tries = (["unshare", "-m", "--propagation", "private"], ["unshare", "-Urm"])
+    tries = [["unshare", "-m", "--propagation", "private"], ["unshare", "-Urm"]]
+    # In a chroot whose root is no mount point, `unshare` cannot make the
+    # root private (EINVAL); where nothing is shared that is not needed.
+    if no_shared_mounts():
+        tries.insert(1, ["unshare", "-m", "--propagation", "unchanged"])
     if os.geteuid() != 0:
-        tries = tries[1:]
+        tries = tries[-1:]
     for ns in tries:
         try:
             if subprocess.run(ns + ["true"], stderr=subprocess.DEVNULL).returncode != 0:
