@@ -63,10 +63,19 @@ static __thread uint64_t league_pending __attribute__((tls_model("initial-exec")
 static __thread uint64_t reduction_id __attribute__((tls_model("initial-exec")));
 static __thread int reduction_open __attribute__((tls_model("initial-exec")));
 
+/* The parallel id of the team the runtime forked for itself (libomp's
+ * hidden helpers; tr_ompt_host_parallel_begin), 0 before it exists. */
+static uint64_t runtime_team;
+
 /* Returns 1 when the record was written. */
 static inline int put(enum tr_omp_event sub, uint8_t phase, int32_t dev, uint64_t id, uint64_t u0, uint64_t u1,
                       uint64_t u2)
 {
+    /* The runtime's own team waking up to shut down, after the trace was
+     * written: its teardown, not counted as the program's late events. */
+    if (__builtin_expect(!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED), 0) && id &&
+        id == __atomic_load_n(&runtime_team, __ATOMIC_RELAXED))
+        return 0;
     uint64_t t = tr_clock_ticks();
     tr_record *r = tr_buf_reserve();
     if (!r)
@@ -177,7 +186,10 @@ void tr_ompt_host_parallel_begin(ompt_data_t *encountering_task_data, const ompt
         league_pending = id;
     /* libomp's hidden-helper team is forked from libomp's own code. */
     uint64_t pc = (uintptr_t)codeptr_ra;
-    put(TR_OMP_PARALLEL, TR_PHASE_BEGIN, flags, id, pc, requested_parallelism, pc >= runtime_lo && pc < runtime_hi);
+    int own = pc >= runtime_lo && pc < runtime_hi;
+    if (own)
+        __atomic_store_n(&runtime_team, id, __ATOMIC_RELAXED);
+    put(TR_OMP_PARALLEL, TR_PHASE_BEGIN, flags, id, pc, requested_parallelism, own);
 }
 
 void tr_ompt_host_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data, int flags,
