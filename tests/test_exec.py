@@ -34,25 +34,9 @@ import cfgtest as ct  # noqa: E402
 import otf2  # noqa: E402
 
 PER = 3000
-# Sanitizer runtimes catch SIGSEGV themselves (and refuse the program's
-# handler): segvexec is about the program's handler and tracer's.
-_NO_SAN = "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0"
-NO_SAN_SIGNALS = {"ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + _NO_SAN,
-                  "UBSAN_OPTIONS": "print_stacktrace=1:" + _NO_SAN}
+# segvexec is about the program's handler and tracer's: h.NO_SAN_SIGNALS.
 CHAIN = ["execve", "execvp", "execl", "execle", "fexecve", "execveat", "execvpe", "execlp", "execv"]
 
-
-def tracer_lines(p):
-    return [ln for ln in p.stderr.decode(errors="replace").splitlines()
-            if ln.startswith("tracer:")]
-
-
-def run(c, what, args, cwd, **kw):
-    try:
-        return h.run(args, cwd, timeout=120, **kw)
-    except subprocess.TimeoutExpired:
-        c.check(False, "%s: hangs (killed after 120 s)" % what)
-        return None
 
 
 def check_image(c, what, dir_, image, n, crashed=False):
@@ -99,9 +83,9 @@ def case(c, tmp, name, hows, want_dirs, want_marks, output=True, want_lines=(), 
     cwd = os.path.join(tmp, name)
     os.mkdir(cwd)
     args = [h.env_path("TEST_EXEC_BIN"), str(PER), "1"] + hows
-    plain = run(c, name + " without tracer", args, cwd, traced=False,
+    plain = h.run_or_hang(c, name + " without tracer", args, cwd, traced=False,
                 extra_env=dict(extra_env or {}, TRACER_ENABLE="0"))
-    p = run(c, name + " with tracer", args, cwd, traced=True,
+    p = h.run_or_hang(c, name + " with tracer", args, cwd, traced=True,
             output=os.path.join(cwd, "t") if output else None, extra_env=extra_env)
     if plain is None or p is None:
         return None
@@ -113,7 +97,7 @@ def case(c, tmp, name, hows, want_dirs, want_marks, output=True, want_lines=(), 
         for m in h.SANITIZER_MARKERS:
             c.check(m not in q.stderr.decode(errors="replace"),
                     "%s: sanitizer output %s: %s" % (what, label, m))
-    c.equal(tracer_lines(p), list(want_lines), "%s: tracer: lines" % what)
+    c.equal(h.tracer_lines(p), list(want_lines), "%s: tracer: lines" % what)
     dirs = sorted(os.listdir(cwd), key=lambda d: (len(d), d))
     if want_dirs is not None:
         c.equal(dirs, want_dirs, "%s: directories written" % what)
@@ -135,7 +119,7 @@ def main():
              want_lines=["tracer: exec failed (Exec format error); the trace was written before "
                          "it, and this process is no longer traced"])
         case(c, tmp, "segvexec", ["segvexec"], ["t", "t.exec1"], [(1, PER, True), (2, PER)],
-             extra_env=NO_SAN_SIGNALS)
+             extra_env=h.NO_SAN_SIGNALS)
         case(c, tmp, "silent", ["silent"], ["t.exec1"], [(2, PER)])
         dirs = case(c, tmp, "default", ["execv"], None, [(1, PER), (2, PER)], output=False)
         if dirs is not None:

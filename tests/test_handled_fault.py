@@ -27,22 +27,7 @@ FAULTS = 5
 PER = 20000
 # Sanitizer runtimes catch SIGSEGV themselves (and refuse the program's
 # handler): the point here is the program's handler and tracer's.
-NO_SAN_SIGNALS = "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0"
-ENV = {"ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + NO_SAN_SIGNALS,
-       "UBSAN_OPTIONS": "print_stacktrace=1:" + NO_SAN_SIGNALS}
-
-
-def tracer_lines(p):
-    return [ln for ln in p.stderr.decode(errors="replace").splitlines()
-            if ln.startswith("tracer:")]
-
-
-def run(c, what, args, cwd, **kw):
-    try:
-        return h.run(args, cwd, timeout=120, **kw)
-    except subprocess.TimeoutExpired:
-        c.check(False, "%s: hangs (killed after 120 s)" % what)
-        return None
+ENV = h.NO_SAN_SIGNALS
 
 
 def mark_values(t):
@@ -67,9 +52,9 @@ def case(c, tmp, mode, faults, want_rc, want_recovered, want_marks):
     os.mkdir(cwd)
     out = os.path.join(cwd, "t")
     args = [h.env_path("TEST_HANDLED_FAULT_BIN"), mode, str(faults), str(PER)]
-    plain = run(c, mode + " without tracer", args, cwd, traced=False,
+    plain = h.run_or_hang(c, mode + " without tracer", args, cwd, traced=False,
                 extra_env=dict(ENV, TRACER_ENABLE="0"))
-    p = run(c, mode + " with tracer", args, cwd, traced=True, output=out, extra_env=ENV)
+    p = h.run_or_hang(c, mode + " with tracer", args, cwd, traced=True, output=out, extra_env=ENV)
     if plain is None or p is None:
         return
     want_stdout = "faults recovered: %d\n" % want_recovered
@@ -79,7 +64,7 @@ def case(c, tmp, mode, faults, want_rc, want_recovered, want_marks):
         err = q.stderr.decode(errors="replace")
         for m in h.SANITIZER_MARKERS:
             c.check(m not in err, "%s: sanitizer output %s: %s" % (what, label, m))
-    c.equal(tracer_lines(p), [], "%s: tracer: lines" % what)
+    c.equal(h.tracer_lines(p), [], "%s: tracer: lines" % what)
     c.equal(sorted(os.listdir(cwd)), ["t"], "%s: directories written" % what)
     if want_rc == 0:
         c.check(not os.path.exists(os.path.join(out, "tracer.journal")),

@@ -631,3 +631,26 @@ def check_kernels(c, t, want_per_device, want_lines_in_order):
                    % (reg.name, reg.begin_line_number, m.group(1)))
     c.equal(len({r.name for r in kernel_regions}), len(kernel_regions),
             "one kernel region per distinct name")
+
+
+# Sanitizer runtimes catch SIGSEGV and friends themselves (and refuse the
+# program's handler): tests about the program's handlers and tracer's turn
+# that off (test_exec, test_handled_fault).
+_NO_SAN = "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0"
+NO_SAN_SIGNALS = {"ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + _NO_SAN,
+                  "UBSAN_OPTIONS": "print_stacktrace=1:" + _NO_SAN}
+
+
+def tracer_lines(p):
+    """The `tracer:` lines of a finished process's stderr."""
+    return [ln for ln in p.stderr.decode(errors="replace").splitlines()
+            if ln.startswith("tracer:")]
+
+
+def run_or_hang(c, what, args, cwd, **kw):
+    """run(); a hang is a failure of @c (killed after 120 s), and None."""
+    try:
+        return run(args, cwd, timeout=120, **kw)
+    except subprocess.TimeoutExpired:
+        c.check(False, "%s: hangs (killed after 120 s)" % what)
+        return None
