@@ -9,7 +9,7 @@
 #ifndef TR_JOB_MPI_WORLD_H
 #define TR_JOB_MPI_WORLD_H
 
-#include <mpi.h>
+#include "mpit/mpi_abi.h"
 
 typedef struct tr_mpi_world {
     int (*comm_rank)(MPI_Comm, int *);

@@ -27,8 +27,8 @@ enum tr_mpit_status tr_mpit_resolve(tr_mpit_api *api, char *library, int library
         library[library_len - 1] = 0;
     }
     /* Handles differ between families (MPICH: integers, Open MPI:
-     * pointers): only the family tracer was built for is safe to touch. */
-    if (!strstr(text, TR_MPI_FAMILY))
+     * pointers): only a family tracer has the table of is safe to touch. */
+    if (tr_mpi_abi_select(text) == TR_MPI_UNKNOWN)
         return TR_MPIT_OTHER_MPI;
     RESOLVE(init_thread, "MPI_T_init_thread");
     RESOLVE(finalize, "MPI_T_finalize");
