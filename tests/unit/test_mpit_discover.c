@@ -21,6 +21,7 @@ int main(int argc, char **argv)
     printf("status %s\n", names[st]);
     if (st != TR_MPIT_READY)
         return 0;
+    printf("family %s handles %d\n", tr_mpi.name, tr_mpi.handle_size);
     int provided;
     if (api.init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
         printf("MPI_T_init_thread failed\n");
