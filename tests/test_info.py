@@ -9,10 +9,17 @@
      TRACER_OMPT=none / TRACER_ENABLE=0 do not change it (clean child
      environment); the child's temporary trace directory is removed.
      --omp-lib /nonexistent: "no OpenMP runtime found (tried /nonexistent)".
-  c. MPI: with MPICH the version line and the MPI_T source and event counts;
-     --mpi-lib /nonexistent: "no MPI library found"; a library that says it
-     is Open MPI (a stand-in compiled here, and the real libmpi.so.40 when
-     installed): "differs from the one tracer was built against", no MPI_T.
+  c. MPI: with MPICH the version line, the family (MPICH, integer handles)
+     and the MPI_T source and event counts; --mpi-lib /nonexistent: "no MPI
+     library found"; a library that says it is Open MPI but lacks Open MPI's
+     predefined objects (a stand-in compiled here): family unknown, no
+     MPI_T; the real Open MPI 4.1 (libmpi.so.40, when installed): family
+     Open MPI (pointer handles), no MPI_T events interface, and the default
+     listing shows it beside MPICH; with OMPI_EVENTS_PREFIX naming an Open
+     MPI with MPI_T events (6.x), its libmpi.so.0 lists the source "ompi"
+     and the event types ompi.mpi.initialization, .finalization,
+     .communicator_created, .communicator_freed and .communicator_name_set
+     (bound to a communicator).
   d. --config: each variable with its source; a malformed value is INVALID
      with the parser's message; an unknown TRACER_* name gets the closest
      known one.  --config --markdown: the README table header.  Usage
@@ -150,14 +157,40 @@ def case_c(c, cwd, full, tmp):
         others.append(("Open MPI", OPENMPI_LIB))
     else:
         c.note("%s is not installed: the real Open MPI case is skipped" % OPENMPI_LIB)
+    c.check(re.search(r"^\s+family:\s+MPICH \(integer handles\)$", mpi, re.M),
+            "MPI: no MPICH family line:\n%s" % mpi)
     for what, lib in others:
         rc, out, err = info(["--mpi-lib", lib], cwd)
         sec = mpi_section(out)
         c.equal(rc, 0, "%s: exit code" % what)
         c.check(re.search(r"version:\s+Open MPI", sec), "%s: version line:\n%s" % (what, sec))
-        c.check("differs from the one tracer was built against (MPICH" in sec,
-                "%s: does not say the MPI differs:\n%s" % (what, sec))
-        c.check("MPI_T event" not in sec, "%s: MPI_T inspected:\n%s" % (what, sec))
+        if what == "Open MPI stand-in":
+            c.check(re.search(r"^\s+family:\s+unknown: tracer knows the handles of MPICH and Open MPI only;",
+                              sec, re.M), "%s: not said to be unknown:\n%s" % (what, sec))
+            c.check("MPI_T event" not in sec, "%s: MPI_T inspected:\n%s" % (what, sec))
+        else:
+            c.check(re.search(r"^\s+family:\s+Open MPI \(pointer handles\)$", sec, re.M),
+                    "%s: family line:\n%s" % (what, sec))
+            c.check("MPI_T: this library offers no MPI_T events interface" in sec,
+                    "%s: Open MPI 4.1 has no MPI_T events:\n%s" % (what, sec))
+            # The default listing describes every MPI that loads.
+            c.check(re.search(r"library:\s+libmpich\.so\.12\n(.*\n)*  library:\s+libmpi\.so\.40\n", mpi),
+                    "default listing lacks MPICH or Open MPI:\n%s" % mpi)
+    prefix = os.environ.get("OMPI_EVENTS_PREFIX")
+    if not prefix:
+        c.note("OMPI_EVENTS_PREFIX is not set: Open MPI 6's MPI_T listing is not checked")
+        return
+    lib = os.path.join(prefix, "lib", "libmpi.so.0")
+    rc, out, err = info(["--mpi-lib", lib], cwd)
+    sec = mpi_section(out)
+    c.equal(rc, 0, "Open MPI 6: exit code")
+    c.check(re.search(r"^\s+version:\s+Open MPI v[6-9]\.", sec, re.M), "Open MPI 6: version:\n%s" % sec)
+    c.check(re.search(r"^\s+family:\s+Open MPI \(pointer handles\)$", sec, re.M), "Open MPI 6: family:\n%s" % sec)
+    c.check(re.search(r"^\s+source \d+: ompi \(ordered, ", sec, re.M), "Open MPI 6: source ompi:\n%s" % sec)
+    for name, bind in (("initialization", "none"), ("finalization", "none"), ("communicator_created", "none"),
+                       ("communicator_freed", "none"), ("communicator_name_set", "communicator")):
+        c.check(re.search(r"^\s+event \d+: ompi\.mpi\.%s \([a-z]+ [a-z]+, bound to %s, " % (name, bind), sec, re.M),
+                "Open MPI 6: event type ompi.mpi.%s bound to %s:\n%s" % (name, bind, sec))
 
 
 def case_d(c, cwd):

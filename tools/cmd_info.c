@@ -51,8 +51,8 @@ void cmd_info_usage(FILE *fp)
           "  --lib PATH           libtracer.so to load (default: the one beside tracer)\n"
           "  --omp-lib PATH       OpenMP runtime (default: libomp.so.5)\n"
           "  --omptarget-lib PATH offload runtime (default: libomptarget.so.19.1)\n"
-          "  --mpi-lib PATH       MPI library (default: libmpich.so.12, libmpi.so.40,\n"
-          "                       libmpi.so.12)\n"
+          "  --mpi-lib PATH       MPI library (default: each of libmpich.so.12,\n"
+          "                       libmpi.so.40, libmpi.so.12, libmpi.so.0 that loads)\n"
           "  -h, --help           show this text\n"
           "\n"
           "exit status: 0 done (also when a runtime is missing), 2 usage error\n",

@@ -1,12 +1,13 @@
 /* info_mpi.c - `tracer info`'s MPI section: which MPI library a process
  * would load, and the MPI_T event sources and event types it offers.
  *
- * The library is dlopened in a forked child (info_child.c), never linked:
- * tracer must not pull an MPI into programs that have none. The calls use
- * MPICH's mpi.h, the MPI tracer is built against; MPI_T handles and
- * constants are not portable between implementations, so another MPI is
- * named but not inspected. MPI_Get_library_version and MPI_T may be called
- * before MPI_Init. */
+ * Each library is dlopened in its own forked child (info_child.c), never
+ * linked: tracer must not pull an MPI into programs that have none. Every
+ * default name that loads is described, so a machine with MPICH and Open
+ * MPI shows both. The family (MPICH or Open MPI) is recognised the way a
+ * traced process does it (src/mpit/mpi_abi.h); an MPI of another family is
+ * named but not inspected, because its handles are not known.
+ * MPI_Get_library_version and MPI_T may be called before MPI_Init. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,9 +15,7 @@
 
 #include "info.h"
 
-#ifdef TRACER_HAVE_MPICH_H
-#include <mpi.h>
-
+#ifdef TRACER_HAVE_MPI
 #include "mpit/mpit_catalogue.h"
 #endif
 
@@ -28,9 +27,10 @@ static void put_text(FILE *out, const char *s)
         fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
 }
 
-static const char *const default_mpi[] = {"libmpich.so.12", "libmpi.so.40", "libmpi.so.12", 0};
+/* MPICH, Open MPI 3.x-5.x, MPICH elsewhere, Open MPI 6. */
+static const char *const default_mpi[] = {"libmpich.so.12", "libmpi.so.40", "libmpi.so.12", "libmpi.so.0", 0};
 
-#ifdef TRACER_HAVE_MPICH_H
+#ifdef TRACER_HAVE_MPI
 
 
 /* The same discovery tracer runs in a traced process (src/mpit/), so what
@@ -39,7 +39,17 @@ static void inspect_mpit(FILE *out, void *h)
 {
     (void)h; /* dlopened RTLD_GLOBAL: tr_mpit_resolve finds it by name */
     tr_mpit_api api;
-    if (tr_mpit_resolve(&api, 0, 0) != TR_MPIT_READY) {
+    enum tr_mpit_status st = tr_mpit_resolve(&api, 0, 0);
+    if (st == TR_MPIT_OTHER_MPI) {
+        fputs("  family:           unknown: tracer knows the handles of MPICH and Open MPI only;\n"
+              "  MPI_T is not inspected, and a traced process leaves this MPI alone\n",
+              out);
+        return;
+    }
+    if (st != TR_MPIT_NO_MPI)
+        fprintf(out, "  family:           %s (%s handles)\n", tr_mpi.name,
+                tr_mpi.handle_size == 4 ? "integer" : "pointer");
+    if (st != TR_MPIT_READY) {
         fputs("  MPI_T: this library offers no MPI_T events interface\n", out);
         return;
     }
@@ -80,7 +90,7 @@ static void inspect_mpit(FILE *out, void *h)
                 fprintf(out, "%s%s@%lld", k ? ", " : ": ", e->type_name, e->displacement);
             else
                 fprintf(out, "%sunknown datatype 0x%llx@%lld (kept as %d raw bytes)", k ? ", " : ": ",
-                        (unsigned long long)(unsigned)e->datatype, e->displacement, e->size);
+                        (unsigned long long)e->datatype, e->displacement, e->size);
         }
         fputs(")", out);
         if (t->desc[0]) {
@@ -92,27 +102,16 @@ static void inspect_mpit(FILE *out, void *h)
     tr_mpit_catalogue_free(&cat);
     api.finalize();
 }
-#endif /* TRACER_HAVE_MPICH_H */
+#endif /* TRACER_HAVE_MPI */
 
+/* In the child: describes library @arg; exits 1 when it does not load. */
 static int mpi_probe(void *arg, FILE *out)
 {
-    const struct tr_info_opts *o = arg;
-    const char *one[] = {o->mpi_lib, 0};
-    const char *const *names = o->mpi_lib ? one : default_mpi;
-    fputs("MPI:\n", out);
-    void *h = 0;
-    const char *opened = 0;
-    for (int i = 0; names[i] && !h; i++)
-        if ((h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL)))
-            opened = names[i];
-    if (!h) {
-        fputs("  no MPI library found (tried ", out);
-        for (int i = 0; names[i]; i++)
-            fprintf(out, "%s%s", i ? ", " : "", names[i]);
-        fputs(")\n", out);
-        return 0;
-    }
-    fprintf(out, "  library:          %s\n", opened);
+    const char *name = arg;
+    void *h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    if (!h)
+        return 1;
+    fprintf(out, "  library:          %s\n", name);
     int (*get_version)(char *, int *) = (int (*)(char *, int *))(uintptr_t)dlsym(h, "MPI_Get_library_version");
     /* MPI_MAX_LIBRARY_VERSION_STRING is 8192 in MPICH, 256 in Open MPI. */
     static char version[8192 + 1];
@@ -127,21 +126,26 @@ static int mpi_probe(void *arg, FILE *out)
     fputs("  version:          ", out);
     put_text(out, version);
     fputc('\n', out);
-#ifdef TRACER_HAVE_MPICH_H
-    if (!strstr(version, "MPICH")) {
-        fprintf(out, "  this MPI differs from the one tracer was built against (MPICH %s);\n"
-                     "  MPI_T is not inspected, because its handles differ between implementations\n",
-                MPICH_VERSION);
-        return 0;
-    }
+#ifdef TRACER_HAVE_MPI
     inspect_mpit(out, h);
 #else
-    fputs("  MPI_T is not inspected: tracer was built without MPICH's mpi.h\n", out);
+    fputs("  MPI_T is not inspected: tracer was built without MPI support (-Dmpi=)\n", out);
 #endif
     return 0;
 }
 
 void tr_info_mpi(FILE *out, const struct tr_info_opts *o)
 {
-    tr_info_in_child(mpi_probe, (void *)o, out, "MPI", 60);
+    const char *one[] = {o->mpi_lib, 0};
+    const char *const *names = o->mpi_lib ? one : default_mpi;
+    fputs("MPI:\n", out);
+    int found = 0;
+    for (int i = 0; names[i]; i++)
+        found += tr_info_in_child(mpi_probe, (void *)names[i], out, "MPI", 60) == 0;
+    if (found)
+        return;
+    fputs("  no MPI library found (tried ", out);
+    for (int i = 0; names[i]; i++)
+        fprintf(out, "%s%s", i ? ", " : "", names[i]);
+    fputs(")\n", out);
 }

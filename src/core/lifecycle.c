@@ -68,23 +68,32 @@ static void report_config(const tr_cfg_report *r)
     }
 }
 
-/* The launcher's rank variables: known before MPI_Init, in every process. */
+/* The launcher's rank variables: known before MPI_Init, in every process.
+ * Read once, at activation (before MPI_Init): Open MPI's MPI_Init sets
+ * them in a singleton's own environment, which must not make it look
+ * launched. */
 int tr_lifecycle_launcher_rank(long *rank)
 {
     static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK",
                                        "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        char *end;
-        if (v && *v) {
-            long r = strtol(v, &end, 10);
-            if (!*end && r >= 0) {
-                *rank = r;
-                return 1;
+    static int known = -1;
+    static long known_rank;
+    if (__atomic_load_n(&known, __ATOMIC_ACQUIRE) < 0) {
+        int found = 0;
+        long r = 0;
+        for (size_t i = 0; i < sizeof vars / sizeof *vars && !found; i++) {
+            const char *v = getenv(vars[i]);
+            char *end;
+            if (v && *v) {
+                r = strtol(v, &end, 10);
+                found = !*end && r >= 0;
             }
         }
+        known_rank = found ? r : 0;
+        __atomic_store_n(&known, found, __ATOMIC_RELEASE);
     }
-    return 0;
+    *rank = known_rank;
+    return known;
 }
 
 /* TRACER_STRICT=1: a CI pipeline wants a wrong configuration to stop the
@@ -112,7 +121,8 @@ static int configure(void)
     if (errors || !tr_cfg.enable)
         return 0;
     long rank;
-    if (!tr_cfg.ranks.all && tr_lifecycle_launcher_rank(&rank) && !tr_ranges_contains(&tr_cfg.ranks, rank)) {
+    int launched = tr_lifecycle_launcher_rank(&rank); /* read now, before MPI_Init */
+    if (!tr_cfg.ranks.all && launched && !tr_ranges_contains(&tr_cfg.ranks, rank)) {
         if (tr_cfg.verbose)
             tr_log("rank %ld is not in TRACER_RANKS; not traced", rank);
         return 0;

@@ -24,7 +24,8 @@ void tr_lifecycle_end(const char *why);
  * return), whose status is then known; returns 0 otherwise. */
 int tr_lifecycle_exit_status(int *status);
 /* Sets *rank and returns 1 when a launcher (mpiexec, srun) gave this
- * process a rank in its environment (PMI_RANK, PMIX_RANK, ...). */
+ * process a rank in its environment (PMI_RANK, PMIX_RANK, ...), as the
+ * environment was at the first call (made at activation, before MPI_Init). */
 int tr_lifecycle_launcher_rank(long *rank);
 /* Which image of this process this is: 0 for the first, N after the Nth
  * exec of a traced image (told by __TRACER_EXEC, which the exec wrappers put

@@ -11,7 +11,7 @@
  *
  * Every rank takes part, traced or not (TRACER_RANKS), because the steps
  * are collective; tracer must be preloaded into all ranks of a job or none.
- * A process whose MPI is not the family tracer was built for, or with
+ * A process whose MPI is of no family tracer knows (mpit/mpi_abi.h), or with
  * TRACER_ENABLE=0, takes no part. */
 #ifndef TR_JOB_JOB_H
 #define TR_JOB_JOB_H

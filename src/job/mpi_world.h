@@ -3,13 +3,13 @@
  * OTF2 asks for when every rank writes its part of the one archive, and
  * tracer's own communicator), found at run time
  * under their PMPI_ names, so they bypass every tool's wrappers (tracer's
- * own included). Only used once the process's MPI is known to be the family
- * tracer was built for, and only inside MPI_Init and MPI_Finalize, where no
+ * own included). Only used once the process's MPI is known to be a family
+ * tracer knows (mpit/mpi_abi.h), and only inside MPI_Init and MPI_Finalize, where no
  * application message can be in flight on MPI_COMM_WORLD. */
 #ifndef TR_JOB_MPI_WORLD_H
 #define TR_JOB_MPI_WORLD_H
 
-#include <mpi.h>
+#include "mpit/mpi_abi.h"
 
 typedef struct tr_mpi_world {
     int (*comm_rank)(MPI_Comm, int *);

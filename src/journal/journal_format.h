@@ -100,7 +100,7 @@ typedef struct tr_journal_mpit_element {
 typedef struct tr_journal_mpit_type {
     uint32_t index;
     int32_t verbosity_level; /* 1 user basic .. 9 mpidev all, 0 unknown */
-    int32_t bind;            /* MPI_T_BIND_* of the MPI tracer was built for */
+    int32_t bind;            /* MPI_T_BIND_* in the process's MPI family's numbering */
     int32_t nelements;
     int32_t registered;      /* 1: selected by TRACER_MPIT_EVENTS / _LEVEL */
     int32_t has_enum;

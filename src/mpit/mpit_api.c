@@ -27,8 +27,13 @@ enum tr_mpit_status tr_mpit_resolve(tr_mpit_api *api, char *library, int library
         library[library_len - 1] = 0;
     }
     /* Handles differ between families (MPICH: integers, Open MPI:
-     * pointers): only the family tracer was built for is safe to touch. */
-    if (!strstr(text, TR_MPI_FAMILY))
+     * pointers): only a family tracer has the table of is safe to touch.
+     * MPICH built for the MPI 5.0 standard ABI (libmpi_abi.so) names itself
+     * MPICH but has that ABI's handles, which tracer has no table for. */
+    Dl_info where;
+    if (dladdr(*(void **)&get_version, &where) && where.dli_fname && strstr(where.dli_fname, "libmpi_abi"))
+        return TR_MPIT_OTHER_MPI;
+    if (tr_mpi_abi_select(text) == TR_MPI_UNKNOWN)
         return TR_MPIT_OTHER_MPI;
     RESOLVE(init_thread, "MPI_T_init_thread");
     RESOLVE(finalize, "MPI_T_finalize");

@@ -2,14 +2,14 @@
  *
  * tracer never links an MPI library: in a process that has one, the
  * functions are found with dlsym; in one that has none, nothing here does
- * anything. tracer is compiled against MPICH's mpi.h, whose handles are
- * integers; Open MPI's are pointers. tr_mpit_resolve() checks
- * MPI_Get_library_version first and refuses any other MPI, so a mismatched
- * build leaves MPI alone rather than crash it. */
+ * anything. Handles differ between MPI families (mpi_abi.h):
+ * tr_mpit_resolve() asks MPI_Get_library_version first, selects the family's
+ * table and refuses an MPI tracer does not know, so such an MPI is left
+ * alone rather than crashed. */
 #ifndef TR_MPIT_API_H
 #define TR_MPIT_API_H
 
-#include <mpi.h>
+#include "mpit/mpi_abi.h"
 
 typedef struct tr_mpit_api {
     int (*init_thread)(int, int *);
@@ -19,7 +19,8 @@ typedef struct tr_mpit_api {
                            MPI_Info *);
     int (*source_get_timestamp)(int, MPI_Count *);
     int (*event_get_num)(int *);
-    int (*event_get_info)(int, char *, int *, int *, MPI_Datatype *, MPI_Aint *, int *, MPI_T_enum *, MPI_Info *,
+    /* @datatypes: an array of the family's handles (tr_mpi.handle_size each) */
+    int (*event_get_info)(int, char *, int *, int *, void *datatypes, MPI_Aint *, int *, MPI_T_enum *, MPI_Info *,
                           char *, int *, int *);
     int (*event_handle_alloc)(int, void *, MPI_Info, MPI_T_event_registration *);
     int (*event_handle_free)(MPI_T_event_registration, void *, MPI_T_event_free_cb_function);
@@ -34,21 +35,14 @@ typedef struct tr_mpit_api {
 
 enum tr_mpit_status {
     TR_MPIT_NO_MPI,        /* no MPI library in the process */
-    TR_MPIT_OTHER_MPI,     /* an MPI other than the one tracer was built for */
+    TR_MPIT_OTHER_MPI,     /* an MPI whose handles tracer does not know */
     TR_MPIT_NO_EVENTS,     /* MPI without the MPI_T events interface */
     TR_MPIT_READY,
 };
 
-/* The MPI family tracer's mpi.h belongs to, and the text its
- * MPI_Get_library_version starts with or contains. */
-#if defined(OMPI_MAJOR_VERSION)
-#define TR_MPI_FAMILY "Open MPI"
-#else
-#define TR_MPI_FAMILY "MPICH"
-#endif
-
-/* Resolves every function; @library receives MPI_Get_library_version's text
- * (may be NULL). Callable before MPI_Init. */
+/* Selects the MPI family (mpi_abi.h) and resolves every function; @library
+ * receives MPI_Get_library_version's text (may be NULL). Callable before
+ * MPI_Init. */
 enum tr_mpit_status tr_mpit_resolve(tr_mpit_api *api, char *library, int library_len);
 
 #endif

@@ -4,44 +4,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The datatypes tracer reads, by their index in the family's table. */
 static const struct {
-    MPI_Datatype dt;
+    enum tr_mpi_dt dt;
     const char *name;
     int size, is_signed, is_float;
 } known_types[] = {
-    {MPI_CHAR, "char", 1, 1, 0},
-    {MPI_SIGNED_CHAR, "signed char", 1, 1, 0},
-    {MPI_UNSIGNED_CHAR, "unsigned char", 1, 0, 0},
-    {MPI_BYTE, "byte", 1, 0, 0},
-    {MPI_SHORT, "short", sizeof(short), 1, 0},
-    {MPI_UNSIGNED_SHORT, "unsigned short", sizeof(short), 0, 0},
-    {MPI_INT, "int", sizeof(int), 1, 0},
-    {MPI_UNSIGNED, "unsigned", sizeof(int), 0, 0},
-    {MPI_LONG, "long", sizeof(long), 1, 0},
-    {MPI_UNSIGNED_LONG, "unsigned long", sizeof(long), 0, 0},
-    {MPI_LONG_LONG, "long long", sizeof(long long), 1, 0},
-    {MPI_UNSIGNED_LONG_LONG, "unsigned long long", sizeof(long long), 0, 0},
-    {MPI_INT8_T, "int8_t", 1, 1, 0},
-    {MPI_INT16_T, "int16_t", 2, 1, 0},
-    {MPI_INT32_T, "int32_t", 4, 1, 0},
-    {MPI_INT64_T, "int64_t", 8, 1, 0},
-    {MPI_UINT8_T, "uint8_t", 1, 0, 0},
-    {MPI_UINT16_T, "uint16_t", 2, 0, 0},
-    {MPI_UINT32_T, "uint32_t", 4, 0, 0},
-    {MPI_UINT64_T, "uint64_t", 8, 0, 0},
-    {MPI_FLOAT, "float", sizeof(float), 1, 1},
-    {MPI_DOUBLE, "double", sizeof(double), 1, 1},
-    {MPI_C_BOOL, "bool", 1, 0, 0},
-    {MPI_WCHAR, "wchar_t", 4, 1, 0},
-    {MPI_AINT, "MPI_AINT", sizeof(MPI_Aint), 1, 0},
-    {MPI_OFFSET, "MPI_OFFSET", sizeof(MPI_Offset), 1, 0},
-    {MPI_COUNT, "MPI_COUNT", sizeof(MPI_Count), 1, 0},
+    {TR_MPI_DT_CHAR, "char", 1, 1, 0},
+    {TR_MPI_DT_SIGNED_CHAR, "signed char", 1, 1, 0},
+    {TR_MPI_DT_UNSIGNED_CHAR, "unsigned char", 1, 0, 0},
+    {TR_MPI_DT_BYTE, "byte", 1, 0, 0},
+    {TR_MPI_DT_SHORT, "short", sizeof(short), 1, 0},
+    {TR_MPI_DT_UNSIGNED_SHORT, "unsigned short", sizeof(short), 0, 0},
+    {TR_MPI_DT_INT, "int", sizeof(int), 1, 0},
+    {TR_MPI_DT_UNSIGNED, "unsigned", sizeof(int), 0, 0},
+    {TR_MPI_DT_LONG, "long", sizeof(long), 1, 0},
+    {TR_MPI_DT_UNSIGNED_LONG, "unsigned long", sizeof(long), 0, 0},
+    {TR_MPI_DT_LONG_LONG, "long long", sizeof(long long), 1, 0},
+    {TR_MPI_DT_UNSIGNED_LONG_LONG, "unsigned long long", sizeof(long long), 0, 0},
+    {TR_MPI_DT_INT8_T, "int8_t", 1, 1, 0},
+    {TR_MPI_DT_INT16_T, "int16_t", 2, 1, 0},
+    {TR_MPI_DT_INT32_T, "int32_t", 4, 1, 0},
+    {TR_MPI_DT_INT64_T, "int64_t", 8, 1, 0},
+    {TR_MPI_DT_UINT8_T, "uint8_t", 1, 0, 0},
+    {TR_MPI_DT_UINT16_T, "uint16_t", 2, 0, 0},
+    {TR_MPI_DT_UINT32_T, "uint32_t", 4, 0, 0},
+    {TR_MPI_DT_UINT64_T, "uint64_t", 8, 0, 0},
+    {TR_MPI_DT_FLOAT, "float", sizeof(float), 1, 1},
+    {TR_MPI_DT_DOUBLE, "double", sizeof(double), 1, 1},
+    {TR_MPI_DT_C_BOOL, "bool", 1, 0, 0},
+    {TR_MPI_DT_WCHAR, "wchar_t", 4, 1, 0},
+    {TR_MPI_DT_AINT, "MPI_AINT", sizeof(MPI_Aint), 1, 0},
+    {TR_MPI_DT_OFFSET, "MPI_OFFSET", sizeof(MPI_Offset), 1, 0},
+    {TR_MPI_DT_COUNT, "MPI_COUNT", sizeof(MPI_Count), 1, 0},
 };
 
 int tr_mpit_datatype(MPI_Datatype dt, const char **name, int *size, int *is_signed, int *is_float)
 {
     for (size_t i = 0; i < sizeof known_types / sizeof *known_types; i++) {
-        if (known_types[i].dt == dt) {
+        if (tr_mpi.family && tr_mpi.dt[known_types[i].dt] == dt) {
             *name = known_types[i].name;
             *size = known_types[i].size;
             *is_signed = known_types[i].is_signed;
@@ -57,36 +58,19 @@ int tr_mpit_datatype(MPI_Datatype dt, const char **name, int *size, int *is_sign
 
 const char *tr_mpit_verbosity_name(int v)
 {
-    switch (v) {
-    case MPI_T_VERBOSITY_USER_BASIC: return "user basic";
-    case MPI_T_VERBOSITY_USER_DETAIL: return "user detail";
-    case MPI_T_VERBOSITY_USER_ALL: return "user all";
-    case MPI_T_VERBOSITY_TUNER_BASIC: return "tuner basic";
-    case MPI_T_VERBOSITY_TUNER_DETAIL: return "tuner detail";
-    case MPI_T_VERBOSITY_TUNER_ALL: return "tuner all";
-    case MPI_T_VERBOSITY_MPIDEV_BASIC: return "mpidev basic";
-    case MPI_T_VERBOSITY_MPIDEV_DETAIL: return "mpidev detail";
-    case MPI_T_VERBOSITY_MPIDEV_ALL: return "mpidev all";
-    default: return "unknown";
-    }
+    static const char *const names[] = {"user basic",   "user detail",  "user all",
+                                        "tuner basic",  "tuner detail", "tuner all",
+                                        "mpidev basic", "mpidev detail", "mpidev all"};
+    int k = v - MPI_T_VERBOSITY_USER_BASIC;
+    return tr_mpi.family && k >= 0 && k < 9 ? names[k] : "unknown";
 }
 
 const char *tr_mpit_bind_name(int b)
 {
-    switch (b) {
-    case MPI_T_BIND_NO_OBJECT: return "none";
-    case MPI_T_BIND_MPI_COMM: return "communicator";
-    case MPI_T_BIND_MPI_DATATYPE: return "datatype";
-    case MPI_T_BIND_MPI_ERRHANDLER: return "errhandler";
-    case MPI_T_BIND_MPI_FILE: return "file";
-    case MPI_T_BIND_MPI_GROUP: return "group";
-    case MPI_T_BIND_MPI_OP: return "op";
-    case MPI_T_BIND_MPI_REQUEST: return "request";
-    case MPI_T_BIND_MPI_WIN: return "window";
-    case MPI_T_BIND_MPI_MESSAGE: return "message";
-    case MPI_T_BIND_MPI_INFO: return "info";
-    default: return "unknown";
-    }
+    static const char *const names[] = {"none", "communicator", "datatype", "errhandler", "file", "group",
+                                        "op",   "request",      "window",   "message",    "info", "session"};
+    int k = b - MPI_T_BIND_NO_OBJECT;
+    return tr_mpi.family && k >= 0 && k < (int)(sizeof names / sizeof *names) ? names[k] : "unknown";
 }
 
 static int discover_sources(const tr_mpit_api *api, tr_mpit_catalogue *cat)
@@ -118,13 +102,13 @@ static int discover_sources(const tr_mpit_api *api, tr_mpit_catalogue *cat)
     return added;
 }
 
-static void fill_elements(tr_mpit_event_type *t, const MPI_Datatype *dts, const MPI_Aint *disps)
+static void fill_elements(tr_mpit_event_type *t, const unsigned char *dts, const MPI_Aint *disps)
 {
     for (int e = 0; e < t->nelements; e++) {
         tr_mpit_element *el = &t->elements[e];
-        el->datatype = dts[e];
+        el->datatype = tr_mpi_handle_at(dts + (size_t)e * (size_t)tr_mpi.handle_size);
         el->displacement = disps[e];
-        el->known = tr_mpit_datatype(dts[e], &el->type_name, &el->size, &el->is_signed, &el->is_float);
+        el->known = tr_mpit_datatype(el->datatype, &el->type_name, &el->size, &el->is_signed, &el->is_float);
         if (!el->known) {
             /* Kept as raw bytes: as many as lie before the next element. */
             long long room = e + 1 < t->nelements ? (long long)disps[e + 1] - disps[e] : 8;
@@ -157,7 +141,8 @@ int tr_mpit_discover(const tr_mpit_api *api, tr_mpit_catalogue *cat)
             num = 0;
         if (num > TR_MPIT_MAX_ELEMENTS)
             num = TR_MPIT_MAX_ELEMENTS;
-        MPI_Datatype dts[TR_MPIT_MAX_ELEMENTS];
+        /* The family's handles: 4 or 8 bytes each. */
+        unsigned char dts[TR_MPIT_MAX_ELEMENTS * sizeof(tr_mpi_handle)] __attribute__((aligned(8)));
         MPI_Aint disps[TR_MPIT_MAX_ELEMENTS];
         MPI_T_enum en = MPI_T_ENUM_NULL;
         int got = num;

@@ -29,26 +29,12 @@ static tr_mpit_reg *regs;
 static uint32_t next_reg_id = 1, nregs_live;
 static char frame[16384];
 
-/* A handle as a number: MPICH's are ints, Open MPI's pointers. */
-static uint64_t handle_u64(MPI_Comm c)
-{
-    uint64_t v = 0;
-    memcpy(&v, &c, sizeof c < sizeof v ? sizeof c : sizeof v);
-    return v;
-}
-
-/* MPI_T_VERBOSITY_* in increasing order: TRACER_MPIT_LEVEL's 1..9. */
+/* MPI_T_VERBOSITY_* in increasing order (consecutive in every family):
+ * TRACER_MPIT_LEVEL's 1..9. */
 static int verbosity_level(int v)
 {
-    static const int order[] = {MPI_T_VERBOSITY_USER_BASIC,   MPI_T_VERBOSITY_USER_DETAIL,
-                                MPI_T_VERBOSITY_USER_ALL,     MPI_T_VERBOSITY_TUNER_BASIC,
-                                MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_VERBOSITY_TUNER_ALL,
-                                MPI_T_VERBOSITY_MPIDEV_BASIC, MPI_T_VERBOSITY_MPIDEV_DETAIL,
-                                MPI_T_VERBOSITY_MPIDEV_ALL};
-    for (int i = 0; i < 9; i++)
-        if (order[i] == v)
-            return i + 1;
-    return 0;
+    int k = v - MPI_T_VERBOSITY_USER_BASIC;
+    return k >= 0 && k < 9 ? k + 1 : 0;
 }
 
 /* --- journal frames --------------------------------------------------------- */
@@ -265,15 +251,15 @@ static void register_type(int i, const void *object_handle, uint64_t object, int
 /* Type @i, bound to communicators, on the predefined ones. */
 static void bind_predefined(int i)
 {
-    register_type(i, &(MPI_Comm){MPI_COMM_WORLD}, handle_u64(MPI_COMM_WORLD), 1, "MPI_COMM_WORLD");
-    register_type(i, &(MPI_Comm){MPI_COMM_SELF}, handle_u64(MPI_COMM_SELF), 1, "MPI_COMM_SELF");
+    register_type(i, &(MPI_Comm){MPI_COMM_WORLD}, MPI_COMM_WORLD, 1, "MPI_COMM_WORLD");
+    register_type(i, &(MPI_Comm){MPI_COMM_SELF}, MPI_COMM_SELF, 1, "MPI_COMM_SELF");
 }
 
 static void bind_comm(MPI_Comm comm, const char *name)
 {
     for (int i = 0; i < nlayouts; i++)
         if (layouts[i] && cat.types[i].bind == MPI_T_BIND_MPI_COMM)
-            register_type(i, &comm, handle_u64(comm), 1, name);
+            register_type(i, &comm, comm, 1, name);
 }
 
 /* Discovers what is new, journals it, registers the selected unbound types
@@ -326,10 +312,10 @@ static void start(void)
         journal_status("no MPI library found");
         return;
     case TR_MPIT_OTHER_MPI:
-        tr_log("MPI_T: this process uses %.*s, but tracer was built for %s (MPI handles differ); MPI_T events "
-               "are not recorded",
-               (int)line, library, TR_MPI_FAMILY);
-        journal_status("not the MPI tracer was built for; MPI_T not used");
+        tr_log("MPI_T: this process uses %.*s, an MPI whose handles tracer does not know (it knows MPICH and "
+               "Open MPI); MPI is left alone and MPI_T events are not recorded",
+               (int)line, library);
+        journal_status("an MPI tracer does not know; MPI_T not used");
         return;
     case TR_MPIT_NO_EVENTS:
         if (tr_cfg.verbose)
@@ -457,7 +443,7 @@ void tr_mpit_comm_created(const void *newcomm)
     if (!__atomic_load_n(&t_ready, __ATOMIC_ACQUIRE) || !newcomm)
         return;
     pthread_mutex_lock(&lock);
-    MPI_Comm c = *(const MPI_Comm *)newcomm;
+    MPI_Comm c = tr_mpi_handle_at(newcomm);
     uint32_t before = next_reg_id;
     if (t_ready && c != MPI_COMM_NULL)
         bind_comm(c, "");
@@ -471,7 +457,7 @@ void tr_mpit_comm_freeing(const void *comm)
     if (!__atomic_load_n(&t_ready, __ATOMIC_ACQUIRE) || !comm)
         return;
     pthread_mutex_lock(&lock);
-    uint64_t c = handle_u64(*(const MPI_Comm *)comm);
+    uint64_t c = tr_mpi_handle_at(comm);
     for (tr_mpit_reg *r = regs; t_ready && r; r = r->next) {
         if (!r->live || !r->bound || r->object != c)
             continue;

@@ -2,8 +2,8 @@
  *
  * The interposed MPI functions (mpit_interpose.c) call these around the
  * real ones:
- *   - before MPI_Init: activate tracing, check the MPI is the family tracer
- *     was built for, MPI_T_init_thread, discover, register the selected
+ *   - before MPI_Init: activate tracing, select the MPI's family (its
+ *     handles, mpi_abi.h), MPI_T_init_thread, discover, register the selected
  *     event types, so initialization events are seen;
  *   - after MPI_Init: discover again (MPIs register types during init) and
  *     bind communicator-bound types to MPI_COMM_WORLD and MPI_COMM_SELF;

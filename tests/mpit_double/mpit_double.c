@@ -134,6 +134,16 @@
  *                                   valid empty set).
  *   MPIT_DOUBLE_WRAP_AFTER_US=N, MPIT_DOUBLE_WEIRD_TYPE=bogus,
  *   MPIT_DOUBLE_CB_SAFETY: above.
+ *   MPIT_DOUBLE_DIALECT=ompi        speak Open MPI's dialect of MPI_T
+ *     discovery: MPI_Get_library_version says "Open MPI v6.1.0a1
+ *     (mpit_double)", the library defines Open MPI's predefined objects
+ *     (ompi_mpi_comm_world, ompi_mpi_int32_t, ...; always, unused in the
+ *     default dialect), MPI_T_event_get_info writes each element's datatype
+ *     as the address of such an object (8-byte handles; the weird element:
+ *     &ompi_mpi_2int, which a tool does not know), verbosities from Open
+ *     MPI's 0 (USER_BASIC) and binds from its 0 (NO_OBJECT). Only discovery
+ *     speaks it: everything else (MPI_Init, communicators, events) stays
+ *     MPICH's, so a process in this dialect is for discovery tests only.
  */
 #define _GNU_SOURCE 1 /* RTLD_NEXT */
 #include "mpit_double.h"
@@ -227,6 +237,86 @@ static int auto_events = 1;
 static int name_predefined;
 static int ctx_safety = MPI_T_CB_REQUIRE_NONE;
 static long long origin0 = 123456789;
+
+/* MPIT_DOUBLE_DIALECT=ompi (see the header). */
+static int ompi_dialect(void)
+{
+    static int d = -1;
+    if (d < 0) {
+        const char *v = getenv("MPIT_DOUBLE_DIALECT");
+        d = v && !strcmp(v, "ompi");
+    }
+    return d;
+}
+
+/* Open MPI's predefined objects, by the names its mpi.h gives them; only
+ * their addresses matter. */
+#define OMPI_OBJECT(name) EXPORT char name[64];
+OMPI_OBJECT(ompi_mpi_comm_world)
+OMPI_OBJECT(ompi_mpi_comm_self)
+OMPI_OBJECT(ompi_mpi_comm_null)
+OMPI_OBJECT(ompi_mpi_info_null)
+OMPI_OBJECT(ompi_mpi_op_sum)
+OMPI_OBJECT(ompi_mpi_op_min)
+OMPI_OBJECT(ompi_mpi_datatype_null)
+OMPI_OBJECT(ompi_mpi_char)
+OMPI_OBJECT(ompi_mpi_signed_char)
+OMPI_OBJECT(ompi_mpi_unsigned_char)
+OMPI_OBJECT(ompi_mpi_byte)
+OMPI_OBJECT(ompi_mpi_short)
+OMPI_OBJECT(ompi_mpi_unsigned_short)
+OMPI_OBJECT(ompi_mpi_int)
+OMPI_OBJECT(ompi_mpi_unsigned)
+OMPI_OBJECT(ompi_mpi_long)
+OMPI_OBJECT(ompi_mpi_unsigned_long)
+OMPI_OBJECT(ompi_mpi_long_long_int)
+OMPI_OBJECT(ompi_mpi_unsigned_long_long)
+OMPI_OBJECT(ompi_mpi_int8_t)
+OMPI_OBJECT(ompi_mpi_int16_t)
+OMPI_OBJECT(ompi_mpi_int32_t)
+OMPI_OBJECT(ompi_mpi_int64_t)
+OMPI_OBJECT(ompi_mpi_uint8_t)
+OMPI_OBJECT(ompi_mpi_uint16_t)
+OMPI_OBJECT(ompi_mpi_uint32_t)
+OMPI_OBJECT(ompi_mpi_uint64_t)
+OMPI_OBJECT(ompi_mpi_float)
+OMPI_OBJECT(ompi_mpi_double)
+OMPI_OBJECT(ompi_mpi_c_bool)
+OMPI_OBJECT(ompi_mpi_wchar)
+OMPI_OBJECT(ompi_mpi_aint)
+OMPI_OBJECT(ompi_mpi_offset)
+OMPI_OBJECT(ompi_mpi_count)
+OMPI_OBJECT(ompi_mpi_2int)
+
+/* An element's datatype in Open MPI's dialect: an object's address. */
+static void *ompi_kind_type(int kind)
+{
+    switch (kind) {
+    case K_I32:
+        return ompi_mpi_int32_t;
+    case K_U64:
+        return ompi_mpi_uint64_t;
+    case K_COUNT:
+        return ompi_mpi_count;
+    case K_AINT:
+        return ompi_mpi_aint;
+    case K_OFFSET:
+        return ompi_mpi_offset;
+    default:
+        return ompi_mpi_2int;
+    }
+}
+
+EXPORT int MPI_Get_library_version(char *version, int *resultlen)
+{
+    if (ompi_dialect()) {
+        strcpy(version, "Open MPI v6.1.0a1 (mpit_double, Open MPI's MPI_T dialect)");
+        *resultlen = (int)strlen(version);
+        return MPI_SUCCESS;
+    }
+    int (*next)(char *, int *) = (int (*)(char *, int *))dlsym(RTLD_NEXT, "MPI_Get_library_version");
+    return next ? next(version, resultlen) : MPI_ERR_OTHER;
+}
 
 static MPI_Datatype kind_type(int kind)
 {
@@ -1101,12 +1191,15 @@ EXPORT int MPI_T_event_get_info(int event_index, char *name, int *name_len, int 
     const evtype_t *t = &catalogue[event_index];
     copy_str(name, name_len, t->name);
     copy_str(desc, desc_len, t->desc);
+    int ompi = ompi_dialect();
     if (verbosity)
-        *verbosity = MPI_T_VERBOSITY_USER_BASIC + t->level - 1;
+        *verbosity = (ompi ? 0 : MPI_T_VERBOSITY_USER_BASIC) + t->level - 1;
     if (num_elements) {
         int room = *num_elements;
         for (int i = 0; i < t->nelem && i < room; i++) {
-            if (array_of_datatypes)
+            if (array_of_datatypes && ompi)
+                ((void **)(void *)array_of_datatypes)[i] = ompi_kind_type(t->elem[i].kind);
+            else if (array_of_datatypes)
                 array_of_datatypes[i] = kind_type(t->elem[i].kind);
             if (array_of_displacements)
                 array_of_displacements[i] = t->elem[i].disp;
@@ -1118,7 +1211,7 @@ EXPORT int MPI_T_event_get_info(int event_index, char *name, int *name_len, int 
     if (info)
         *info = MPI_INFO_NULL;
     if (bind)
-        *bind = t->bind;
+        *bind = ompi ? t->bind - MPI_T_BIND_NO_OBJECT : t->bind;
     return MPI_SUCCESS;
 }
 

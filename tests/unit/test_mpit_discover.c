@@ -1,12 +1,16 @@
 /* test_mpit_discover.c - MPI_T discovery against the MPI in the process.
  * Run as an MPI program (it links libmpich itself; tracer never does):
  * prints the status, the library, and every source and event type found, so
- * a driver can compare them with what the MPI (or a test double) offers. */
-#include <mpi.h>
+ * a driver can compare them with what the MPI (or a test double) offers.
+ * tracer's own MPI declarations (mpi_abi.h) stand in for mpi.h, as in
+ * libtracer.so. */
 #include <stdio.h>
 #include <string.h>
 
 #include "mpit/mpit_catalogue.h"
+
+int MPI_Init(int *argc, char ***argv);
+int MPI_Finalize(void);
 
 int main(int argc, char **argv)
 {
@@ -17,6 +21,7 @@ int main(int argc, char **argv)
     printf("status %s\n", names[st]);
     if (st != TR_MPIT_READY)
         return 0;
+    printf("family %s handles %d\n", tr_mpi.name, tr_mpi.handle_size);
     int provided;
     if (api.init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
         printf("MPI_T_init_thread failed\n");
