@@ -14,20 +14,26 @@ line, exit status 0, and in the job's one archive:
     "MPI_T events: 1 sources";
   - its location "MPI_T source ompi" holds exactly: 1
     ompi.mpi.initialization, 2 ompi.mpi.communicator_created, 1
-    ompi.mpi.communicator_name_set, 2 ompi.mpi.communicator_freed, in the
-    program's order;
+    ompi.mpi.communicator_name_set, 2 ompi.mpi.communicator_freed, 1
+    ompi.mpi.finalization, in the program's order (finalization is raised
+    inside MPI_Finalize: the job's archive is written at exit by the last
+    rank, TRACER_JOB_WRITE=exit, src/job/job_exit.h);
   - payloads: the created events carry the handles of dup and split as the
     program printed them (element [1]), name_set is bound to dup
     (mpit_object) and names dup (element [0]), the freed events name split
     then dup; initialization's elements [2] and [3] are r and the world
-    size (the layout of Open MPI b42cc61);
+    size (the layout of Open MPI b42cc61); finalization's [1] is r and its
+    [2] the instance id that initialization's [4] gave;
+  - finalization's time lies inside the rank's MPI_Finalize (Enter..Leave
+    on host thread 0), and that Leave is complete (not incomplete=1): the
+    recording went on past MPI_Finalize;
+  - the OpenMP runtime's "device finalize" at exit is there once for every
+    device location of the rank;
   - every event's time is mapped from its source tick: equal (within 1 ns
     of rounding) to the fit in TRACER::MPIT::CLOCK::OMPI applied to
     mpit_source_tick, and not after its callback time by more than the
     fit's max_residual_ns;
   - the offload work: one kernel per rank.
-ompi.mpi.finalization (raised inside MPI_Finalize, after the job's archive
-is written) is not checked yet: issue 17 item 3 is open.
 """
 import os
 import re
@@ -42,7 +48,7 @@ import otf2_trace  # noqa: E402
 
 NPROC = 2
 WANT = {"ompi.mpi.initialization": 1, "ompi.mpi.communicator_created": 2,
-        "ompi.mpi.communicator_name_set": 1, "ompi.mpi.communicator_freed": 2}
+        "ompi.mpi.communicator_name_set": 1, "ompi.mpi.communicator_freed": 2, "ompi.mpi.finalization": 1}
 LINE = re.compile(r"rank (\d+) of (\d+): split (\d+), sum (\d+), x\[n-1\] (\d+), dup 0x([0-9a-f]+), "
                   r"split 0x([0-9a-f]+)$")
 CLOCK = re.compile(r"ns = (-?[0-9.]+) \+ ([0-9.]+) \* tick; pairs=\d+; wraps=\d+; max_residual_ns=([0-9.]+)")
@@ -110,7 +116,8 @@ def check_rank(c, t, r, prog, props):
     c.equal(got, WANT, "%s: MPI_T events by type" % what)
     c.equal([e.region.name for e in enters],
             ["ompi.mpi.initialization", "ompi.mpi.communicator_created", "ompi.mpi.communicator_name_set",
-             "ompi.mpi.communicator_created", "ompi.mpi.communicator_freed", "ompi.mpi.communicator_freed"],
+             "ompi.mpi.communicator_created", "ompi.mpi.communicator_freed", "ompi.mpi.communicator_freed",
+             "ompi.mpi.finalization"],
             "%s: MPI_T events in order" % what)
 
     def elements(name, i):
@@ -125,6 +132,19 @@ def check_rank(c, t, r, prog, props):
             "%s: communicator_freed handles (split, dup)" % what)
     c.equal(elements("ompi.mpi.initialization", 2), [r], "%s: initialization[2] (rank)" % what)
     c.equal(elements("ompi.mpi.initialization", 3), [NPROC], "%s: initialization[3] (size)" % what)
+    c.equal(elements("ompi.mpi.finalization", 1), [r], "%s: finalization[1] (rank)" % what)
+    c.equal(elements("ompi.mpi.finalization", 2), elements("ompi.mpi.initialization", 4),
+            "%s: finalization[2] (the instance id of initialization[4])" % what)
+    host0 = [l for l in t.locations if l.name == "host thread 0" and l.group.name == what]
+    fin = [(e, l) for _, e, l in t.intervals("MPI_Finalize", host0[0])] if host0 else []
+    if c.equal(len(fin), 1, "%s: MPI_Finalize on host thread 0" % what):
+        e, l = fin[0]
+        c.equal(t.attr(l, "incomplete"), None, "%s: MPI_Finalize's Leave incomplete attribute" % what)
+        c.check(all(e.time <= x.time <= l.time for x in enters if x.region.name == "ompi.mpi.finalization"),
+                "%s: ompi.mpi.finalization outside MPI_Finalize [%d, %d]" % (what, e.time, l.time))
+    devs = [l for l in t.locations if l.group.name.startswith(what + " device ")]
+    finals = [l.name for l in devs for _, x in t.enters(location=l) if x.region.name == "device finalize"]
+    c.equal(sorted(finals), sorted(l.name for l in devs), "%s: device finalize on each device location" % what)
     for e in enters:
         tick, cb = t.attr(e, "mpit_source_tick"), t.attr(e, "mpit_callback_time")
         base = t.attr(e, "mpit_time_base")
@@ -176,8 +196,6 @@ def main():
                         for _, e in t.enters(location=loc):
                             counts[e.region.name] = counts.get(e.region.name, 0) + 1
                 print("rank %d: %s" % (k, ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-        c.note("ompi.mpi.finalization is not checked: it is raised after the job's archive is written "
-               "(issue 17 item 3)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()

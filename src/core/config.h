@@ -67,6 +67,7 @@ typedef struct tr_config {
     int keep_journal;
     int summary; /* TRACER_SUMMARY: the report of `tracer summary` on stderr at the end */
     int write_at_end;
+    int job_write;     /* enum tr_job_write */
     int clock_offsets; /* enum tr_clock_offsets */
 } tr_config;
 
@@ -76,6 +77,9 @@ enum tr_mode { TR_MODE_USER, TR_MODE_MACHINE };
 enum tr_clock_offsets { TR_OFFSETS_NODE, TR_OFFSETS_RANK };
 
 enum tr_on_full { TR_ON_FULL_BLOCK, TR_ON_FULL_DROP };
+
+/* TRACER_JOB_WRITE: when an MPI job's archive is written (src/job/job.h). */
+enum tr_job_write { TR_JOB_WRITE_EXIT, TR_JOB_WRITE_FINALIZE };
 
 enum tr_cfg_source { TR_CFG_FROM_DEFAULT, TR_CFG_FROM_ENV };
 

@@ -8,6 +8,7 @@
 static const char *const clock_words[] = {"auto", "tsc", "monotonic", 0};
 static const char *const on_full_words[] = {"block", "drop", 0};
 static const char *const offsets_words[] = {"node", "rank", 0};
+static const char *const job_write_words[] = {"exit", "finalize", 0};
 static const char *const mode_words[] = {"user", "machine", 0};
 static const char *const ompt_words[] = {"constructs", "data_ops", "kernels", "link_maps", "host_states", 0};
 
@@ -59,8 +60,13 @@ const tr_cfg_var tr_cfg_vars[] = {
      "After writing the trace, print the report of `tracer summary` on stderr (MPI jobs: rank 0)", 0, 0, 0,
      F(summary)},
     {"TRACER_WRITE_AT_END", TR_CFG_BOOL, "1",
-     "MPI jobs: write the job's archive at MPI_Finalize (0: keep rank journals for tracer recover)", 0, 0, 0,
+     "MPI jobs: write the job's archive at the end (0: keep rank journals for tracer recover)", 0, 0, 0,
      F(write_at_end)},
+    {"TRACER_JOB_WRITE", TR_CFG_CHOICE, "exit",
+     "MPI jobs: who writes the job's archive: exit (the last rank to exit, from every rank's journal: nothing "
+     "raised in or after MPI_Finalize is lost) or finalize (all ranks together inside MPI_Finalize, in "
+     "parallel: what comes later is not in it)",
+     job_write_words, 0, 0, F(job_write)},
     {"TRACER_CLOCK_OFFSETS", TR_CFG_CHOICE, "node",
      "MPI jobs: measure the clock offset to rank 0 once per node (its ranks share a clock) or per rank",
      offsets_words, 0, 0, F(clock_offsets)},

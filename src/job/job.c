@@ -15,6 +15,7 @@
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "job/clock_offset.h"
+#include "job/job_exit.h"
 #include "job/job_write.h"
 #include "job/mpi_world.h"
 #include "mpit/mpit_api.h"
@@ -160,22 +161,33 @@ void tr_job_before_finalize(void)
     if (!job.active)
         return;
     journal_offset(2);
-    /* The archive is written while MPI still works: this rank's recording
-     * ends here (later events are counted, not traced). */
-    tr_lifecycle_end("MPI_Finalize");
-    job.w.barrier(MPI_COMM_WORLD); /* every journal is complete */
-    /* The write is collective: all ranks write, or none (when any rank's
-     * environment says TRACER_WRITE_AT_END=0 - normally all ranks have the
-     * launcher's). {min, -max} in one reduction tells a disagreement. */
-    int want = job.dir[0] && tr_cfg.write_at_end;
+    /* TRACER_JOB_WRITE=finalize: the archive is written while MPI still
+     * works, so this rank's recording ends here (later events are counted,
+     * not traced). exit: recording goes on to the process's end, and the
+     * last rank to exit writes the archive (job_exit.h). */
+    int at_exit = tr_cfg.job_write == TR_JOB_WRITE_EXIT;
+    if (!at_exit)
+        tr_lifecycle_end("MPI_Finalize");
+    job.w.barrier(MPI_COMM_WORLD); /* finalize: every journal is complete */
+    /* Written by all ranks, or by none (when any rank's environment says
+     * TRACER_WRITE_AT_END=0, or another TRACER_JOB_WRITE - normally all
+     * ranks have the launcher's). {min, -max} in one reduction tells a
+     * disagreement. */
+    int want = job.dir[0] && tr_cfg.write_at_end ? 1 + at_exit : 0;
     int agreed[2] = {want, -want};
-    if (job.w.allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+    if (job.w.allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
         agreed[0] = 0;
-    else if (agreed[0] != -agreed[1] && job.rank == 0)
-        tr_log("job: TRACER_WRITE_AT_END differs between ranks, so no rank writes the archive; the journals in "
-               "%s/journals stay: 'tracer recover %s' writes it", job.dir, job.dir);
-    if (agreed[0])
+    } else if (agreed[0] != -agreed[1]) {
+        if (job.rank == 0)
+            tr_log("job: TRACER_WRITE_AT_END or TRACER_JOB_WRITE differs between ranks, so no rank writes the "
+                   "archive; the journals in %s/journals stay: 'tracer recover %s' writes it",
+                   job.dir, job.dir);
+        agreed[0] = 0;
+    }
+    if (agreed[0] == 1)
         write_job_archive();
+    else if (agreed[0] == 2)
+        tr_job_exit_arm(&job.dir_fd, job.abs, job.dir, job.rank, job.size);
     tr_fd_release(&job.dir_fd);
     job.active = 0;
 }

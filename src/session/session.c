@@ -30,6 +30,7 @@
 static tr_fd dir = TR_FD_NONE;
 static int active, dir_created, job_mode;
 void (*tr_session_end_hook)(void);
+void (*tr_session_job_end_hook)(void);
 static char dir_path[4096], dir_abs[4096];
 
 static void after_fork_child(void)
@@ -174,7 +175,9 @@ static void session_end(uint64_t end_ticks)
     tr_fd journal;
     tr_journal_detach(&journal);
     tr_crash_forget_journal();
-    active = 0;
+    /* seq_cst with the job end hook: tr_session_in_job() then sees this, or
+     * the hook is called below (src/job/job_exit.c needs one of the two) */
+    __atomic_store_n(&active, 0, __ATOMIC_SEQ_CST);
     int dfd = job_mode ? -1 : dir_fd();
     if (job_mode || dfd < 0) {
         /* The job's archive is written from every rank's journal. */
@@ -184,6 +187,9 @@ static void session_end(uint64_t end_ticks)
                    dir_path, strerror(errno), dir_path);
         tr_fd_release(&journal);
         tr_fd_release(&dir);
+        void (*job_end)(void) = __atomic_load_n(&tr_session_job_end_hook, __ATOMIC_SEQ_CST);
+        if (job_mode && job_end)
+            job_end();
         return;
     }
 
@@ -221,6 +227,8 @@ static void session_end(uint64_t end_ticks)
     tr_fd_release(&journal);
     tr_fd_release(&dir);
 }
+
+int tr_session_in_job(void) { return __atomic_load_n(&active, __ATOMIC_SEQ_CST) && job_mode; }
 
 int tr_session_dir_dup(char *path, size_t size)
 {

@@ -32,6 +32,12 @@ int tr_session_dir_dup(char *path, size_t size);
 
 /* Runs first at the end of the run, if set (MPI_T's last clock pairs). */
 extern void (*tr_session_end_hook)(void);
+/* Runs last at the end of a run that joined a job, once its journal is
+ * complete and closed (the job's archive is written from it). */
+extern void (*tr_session_job_end_hook)(void);
+/* Nonzero while this run records into a job's directory (it joined one and
+ * has not ended): its end will run tr_session_job_end_hook. */
+int tr_session_in_job(void);
 
 int tr_session_append(uint16_t type, const void *payload, size_t bytes);
 
