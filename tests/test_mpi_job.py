@@ -36,6 +36,10 @@ Cases (TRACER_OUTPUT = D in a fresh directory each):
       (name, comm);
     - comm "MPI_COMM_WORLD": its members are each rank's host thread 0 in
       rank order;
+    - the job's archive is written at exit by the last rank out
+      (TRACER_JOB_WRITE=exit, the default): MPI_Finalize's Leave is
+      complete, ProgramEnd has the exit status 4, and every device location
+      has its "device finalize" (the OpenMP runtime's, at exit);
     - ClockOffset local definitions, read through the OTF2 C API binding
       (_otf2.DefReaderCallbacks_SetClockOffsetCallback: the `otf2` module's
       reader reads them but does not keep them) and cross-checked against
@@ -52,6 +56,10 @@ Cases (TRACER_OUTPUT = D in a fresh directory each):
       has no TRACER::MPIT::* (a rank's own properties are not job-wide);
     - archive property TRACER::JOB::RANKS = "4/4", no
       TRACER::JOB::MISSING_RANKS, TRACER::RUN::END = "normal end".
+ 1c. TRACER_JOB_WRITE=finalize (4 ranks): the same, except that the ranks
+    write the archive together inside MPI_Finalize: MPI_Finalize's Leave is
+    incomplete=1, ProgramEnd's exit status undefined, no "device finalize";
+    stderr still empty (what comes after is documented, not reported).
  2. 16 ranks on this small machine (oversubscribed): exit status and stdout
     as without tracer, one archive, 16 "rank <r>" groups, each rank's
     target / kernel / data-op counts and bytes per direction.
@@ -476,9 +484,11 @@ def check_structure(c, t, what, size):
     check_no_duplicates(c, t, what)
 
 
-def check_mpi_regions(c, v, what, finalized):
+def check_mpi_regions(c, v, what, finalized, at="exit"):
     """MPI_Init (and MPI_Finalize when the rank got there) on host thread 0,
-    around its offload work; ProgramBegin/End."""
+    around its offload work; ProgramBegin/End. @at: TRACER_JOB_WRITE of the
+    run (exit: the recording went on to the process's exit; finalize: it
+    ended inside MPI_Finalize)."""
     host0 = [loc for loc in v.cpu_threads() if loc.name == "host thread 0"]
     if not c.check(host0, "%s: no host thread 0" % what):
         return
@@ -502,14 +512,15 @@ def check_mpi_regions(c, v, what, finalized):
     if "MPI_Finalize" in spans and targets:
         c.check(spans["MPI_Finalize"][0] >= max(e for _, e in targets),
                 "%s: MPI_Finalize begins before the last target construct ends" % what)
-    # In a job's archive recording ends inside MPI_Finalize: its Leave is
-    # marked incomplete (docs/trace-model.md, "Regions on the host threads").
+    # With TRACER_JOB_WRITE=finalize recording ends inside MPI_Finalize: its
+    # Leave is marked incomplete (docs/trace-model.md, "Regions on the host
+    # threads"); at exit the Leave is the real one.
     fin = [(e, l) for _, e, l in v.intervals("MPI_Finalize", host0)]
-    c.equal([A(l, "incomplete") for _, l in fin], [1] * len(fin),
-            "%s: 'incomplete' of MPI_Finalize's Leave (recording ends inside it)" % what)
+    c.equal([A(l, "incomplete") for _, l in fin], [1 if at == "finalize" else None] * len(fin),
+            "%s: 'incomplete' of MPI_Finalize's Leave (TRACER_JOB_WRITE=%s)" % (what, at))
     # ProgramBegin / ProgramEnd on host thread 0 at the rank's first and last
-    # timestamps; the recording ends inside MPI_Finalize, before the exit, so
-    # ProgramEnd's exit status is undefined (docs, "Events, per rank").
+    # timestamps; when the recording ends inside MPI_Finalize, before the
+    # exit, ProgramEnd's exit status is undefined (docs, "Events, per rank").
     times = [ev.time for evs in v.events.values() for ev in evs]
     pb = v.events_of(otf2.events.ProgramBegin)
     pe = v.events_of(otf2.events.ProgramEnd)
@@ -520,9 +531,18 @@ def check_mpi_regions(c, v, what, finalized):
         c.equal([ev.time for _, ev in pe], [max(times)], "%s: ProgramEnd time (the rank's last)" % what)
     c.equal([os.path.basename(str(ev.program_name)) for _, ev in pb], [os.path.basename(h.env_path("TEST_BIN"))],
             "%s: ProgramBegin program name" % what)
-    if finalized:
+    if finalized and at == "finalize":
         c.equal([ev.exit_status for _, ev in pe], [UNDEFINED_INT64],
                 "%s: ProgramEnd exit status (undefined: written before the exit)" % what)
+    elif finalized:
+        c.equal([ev.exit_status for _, ev in pe], [EXIT], "%s: ProgramEnd exit status (the program's)" % what)
+    # The OpenMP runtime finalizes its devices at exit, after MPI_Finalize:
+    # in the archive when it is written at exit, not when inside MPI_Finalize.
+    devs = [loc for loc in v.locations if loc.type == LocationType.ACCELERATOR_STREAM]
+    finals = sorted(loc.name for loc in devs for _, ev in v.enters(location=loc)
+                    if ev.region.canonical_name == "device finalize")
+    c.equal(finals, sorted(loc.name for loc in devs) if finalized and at == "exit" else [],
+            "%s: 'device finalize' on the device locations (TRACER_JOB_WRITE=%s)" % (what, at))
 
 
 def check_offload(c, v, what, rank, src, full=True):
@@ -552,7 +572,7 @@ def rank_summary(v):
 
 
 def check_job_archive(c, anchor, what, size, src, library, finalized=True, full=True,
-                      want_end="normal end", measured_per_rank=False):
+                      want_end="normal end", measured_per_rank=False, at="exit"):
     """The checks of case 1 (full) or case 2 (counts only). Returns
     {rank: rank_summary} or None."""
     t = h.open_checked_trace(c, what, anchor)
@@ -589,7 +609,7 @@ def check_job_archive(c, anchor, what, size, src, library, finalized=True, full=
         v = RankView(t, r)
         rw = "%s rank %d" % (what, r)
         if full:
-            check_mpi_regions(c, v, rw, finalized)
+            check_mpi_regions(c, v, rw, finalized, at)
         check_offload(c, v, rw, r, src, full)
         out[r] = rank_summary(v)
     return out
@@ -611,12 +631,11 @@ UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 
 
 def check_job_stderr(c, r, got):
-    """stderr of a job whose archive is written at MPI_Finalize: recording
-    ends there, so what the OpenMP runtime reports later, at exit (the
-    "device finalize" of every device), is not in the archive; that is
+    """stderr of a job: empty. At exit nothing comes later; with
+    TRACER_JOB_WRITE=finalize what the OpenMP runtime reports at exit (the
+    "device finalize" of every device) is not in the archive, which is
     documented, so tracer says so only with TRACER_VERBOSE=1 (docs/
-    trace-model.md, "Archive"). stderr stays empty. @got: unused (kept for
-    the callers)."""
+    trace-model.md, "Archive"). @got: unused (kept for the callers)."""
     lines = [ln for ln in r.err.splitlines() if ln.strip()]
     c.equal(lines, [], "%s: stderr" % r.what)
 
@@ -707,6 +726,15 @@ def main():
         got = None
         if check_one_archive(c, r):
             got = check_job_archive(c, r.anchor, r.what, 4, src, library4, measured_per_rank=True)
+        check_job_stderr(c, r, got)
+
+        # 1c. TRACER_JOB_WRITE=finalize: the ranks write the archive together
+        # inside MPI_Finalize; what comes later (device finalize) is not in it
+        r = runner.run("job-write-finalize-4", n(4), preload="ranks", env={"TRACER_JOB_WRITE": "finalize"})
+        check_like_plain(c, r, plain4)
+        got = None
+        if check_one_archive(c, r):
+            got = check_job_archive(c, r.anchor, r.what, 4, src, library4, at="finalize")
         check_job_stderr(c, r, got)
 
         # 2. 16 ranks, counts only
