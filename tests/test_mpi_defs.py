@@ -19,6 +19,9 @@ of the three regions only every other iteration, "mark common" with value
 odd ones. Each rank's local ids (first use) therefore differ from the
 unified ones, except rank 0's. It prints its sequence on one line.
 
+Every run but those of case 9 sets TRACER_JOB_WRITE=finalize: the ranks
+write the archive together inside MPI_Finalize, which this test is about.
+
 For N in (4, 7) (7: an uneven binomial tree), two runs each: plain, and
 TRACER_KEEP_JOURNAL=1. Each run:
  1. exit status 0, stdout = one "mpi_regions: rank r of N sequence: ..."
@@ -75,6 +78,13 @@ TRACER_KEEP_JOURNAL=1. Each run:
     (no hang), exit 0, stdout as always, stderr exactly two `tracer:` lines
     (rank 1: why; rank 0: the journals are kept), every other rank's
     journal stays, D holds no traces.def and an empty traces.otf2.
+ 9. TRACER_JOB_WRITE=exit (the default): 7 ranks with TRACER_KEEP_JOURNAL=1:
+    the archive that the last rank to exit wrote passes 2-4 and equals `tracer
+    recover` of the same journals event by event and in its global region
+    order; no journals/.exit-<k> mark is left; case 7 again (the untraced
+    rank counts itself out at MPI_Finalize); case 8 again: the last rank's
+    write fails with one `tracer: job: writer: ...` line, every journal and
+    the empty claim stay, no mark is left.
 A NOTE lists the time of every run.
 """
 import collections
@@ -181,6 +191,9 @@ class Runner:
         e = h.base_env()
         e["HYDRA_LAUNCHER"] = "fork"       # mpiexec: this machine only
         e["TRACER_OUTPUT"] = out
+        # The parallel write inside MPI_Finalize is what this test is about;
+        # case 9 overrides it with the default, TRACER_JOB_WRITE=exit.
+        e["TRACER_JOB_WRITE"] = "finalize"
         for k, v in (env or {}).items():
             e[k] = v
         one = ["env", "LD_PRELOAD=" + ":".join(h.preload_list()), h.env_path("TEST_BIN")]
@@ -493,8 +506,8 @@ def check_disagreement(c, runner, n=4):
         return
     c.equal(r.rc, 0, "%s: exit status" % r.what)
     c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
-    want_line = ("tracer: job: TRACER_WRITE_AT_END differs between ranks, so no rank writes the archive; the "
-                 "journals in %s/journals stay: 'tracer recover %s' writes it" % (r.output, r.output))
+    want_line = ("tracer: job: TRACER_WRITE_AT_END or TRACER_JOB_WRITE differs between ranks, so no rank writes "
+                 "the archive; the journals in %s/journals stay: 'tracer recover %s' writes it" % (r.output, r.output))
     c.equal([ln for ln in r.err.splitlines() if ln.strip()], [want_line], "%s: stderr" % r.what)
     inside = sorted(f for f in tree(r.output) if f)
     c.equal([f for f in inside if f.startswith("journals/rank")], ["journals/rank%d.journal" % k for k in range(n)],
@@ -506,12 +519,13 @@ def check_disagreement(c, runner, n=4):
         check_archive(c, anchor, r.what + " recovered", n)
 
 
-def check_untraced_rank(c, runner, n=4, untraced=1):
+def check_untraced_rank(c, runner, n=4, untraced=1, label="untraced-rank", env=None):
     """TRACER_RANKS leaves one rank untraced: it has no journal but takes
-    part in every collective step; the archive holds the others, each with
-    its own ground truth, and names the missing rank."""
+    part in every collective step (and counts itself out at MPI_Finalize,
+    TRACER_JOB_WRITE=exit); the archive holds the others, each with its own
+    ground truth, and names the missing rank."""
     sel = ",".join(str(k) for k in range(n) if k != untraced)
-    r = runner.run("untraced-rank", n, env={"TRACER_RANKS": sel}, timeout=60)
+    r = runner.run(label, n, env=dict(env or {}, TRACER_RANKS=sel), timeout=60)
     if not c.check(r.rc is not None, "%s: timed out" % r.what):
         return
     c.equal(r.rc, 0, "%s: exit status" % r.what)
@@ -559,6 +573,50 @@ def check_failed_rank(c, runner, n=4, bad=1):
             "%s: traces.otf2 is the empty claim" % r.what)
 
 
+# ---------------------------------------------------------------------------
+# 9. the default: the last rank to exit writes the archive
+
+EXIT = {"TRACER_JOB_WRITE": "exit"}
+
+
+def check_exit_write(c, runner, n=7):
+    """TRACER_JOB_WRITE=exit with TRACER_KEEP_JOURNAL=1: the archive the last
+    rank wrote passes 2-4 and equals, rank by rank and event by event, what
+    `tracer recover` makes of the same journals; no .exit-<k> mark is left."""
+    r = runner.run("exit-%d-keep" % n, n, env=dict(EXIT, TRACER_KEEP_JOURNAL="1"))
+    if not check_run(c, r, n, True):
+        return
+    c.equal([f for f in tree(r.output) if ".exit-" in f], [], "%s: exit marks left" % r.what)
+    got = check_archive(c, r.anchor, r.what, n)
+    anchor = recover_copy(c, r, n, runner)
+    rec = check_archive(c, anchor, r.what + " recovered", n) if anchor else None
+    if got is not None and rec is not None:
+        for k in range(n):
+            c.equal(rec[0][k], got[0][k], "%s: rank %d's events, recovered vs written at exit" % (r.what, k))
+        c.equal(rec[1], got[1], "%s: global region order, recovered vs written at exit (the same code)" % r.what)
+
+
+def check_exit_failed(c, runner, n=4, bad=1):
+    """TRACER_JOB_WRITE=exit, rank `bad`'s journal path names junk: the last
+    rank's write fails with one line, every journal stays, no exit mark is
+    left, traces.otf2 is the empty claim."""
+    r = runner.run("exit-bad-journal", n, env=dict(EXIT, TEST_CLOBBER_JOURNAL=str(bad)), timeout=60)
+    if not c.check(r.rc is not None, "%s: timed out" % r.what):
+        return
+    c.equal(r.rc, 0, "%s: exit status" % r.what)
+    c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
+    lines = [ln for ln in r.err.splitlines() if ln.strip()]
+    tail = ("; the journals in %s/journals are kept: 'tracer recover %s' retries" % (r.output, r.output))
+    c.check(len(lines) == 1 and lines[0].startswith("tracer: job: writer: ") and lines[0].endswith(tail),
+            "%s: stderr %r, want one 'tracer: job: writer: ...%s' line" % (r.what, lines, tail))
+    inside = sorted(f for f in tree(r.output) if f)
+    c.equal([f for f in inside if f.startswith("journals/rank")], ["journals/rank%d.journal" % k for k in range(n)],
+            "%s: journals kept" % r.what)
+    c.equal([f for f in inside if ".exit-" in f], [], "%s: exit marks left" % r.what)
+    c.equal(os.path.getsize(r.anchor) if os.path.exists(r.anchor) else None, 0,
+            "%s: traces.otf2 is the empty claim" % r.what)
+
+
 def main():
     c = h.Checker("mpi_defs")
     h.env_path("TEST_BIN")
@@ -594,6 +652,9 @@ def main():
         check_disagreement(c, runner)
         check_untraced_rank(c, runner)
         check_failed_rank(c, runner)
+        check_exit_write(c, runner)
+        check_untraced_rank(c, runner, label="exit-untraced-rank", env=EXIT)
+        check_exit_failed(c, runner)
     finally:
         timings = ["%s %.1fs" % (r.what.split()[0], r.seconds) for r in runner.runs] + runner.recover_times
         if c.failures:

@@ -28,7 +28,15 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
                log (MPIT_DOUBLE_LOG, per pid) is rank N's; every check below
                is made per rank, on that rank's part of the archive
                (RankView: the locations of group "rank <N>") against its own log
-  recorded     the rank's recording ends inside MPI_Finalize, before the real
+  recorded     by default (TRACER_JOB_WRITE=exit) the rank records until it
+               exits and the last rank writes the archive, so the WHOLE log
+               is expected: the double's @finalize steps (weird:9,
+               released:1:10, a drop of 4) and ompi.mpi.finalization, raised
+               inside MPI_Finalize (after its Enter; a drop by the rule
+               below), are expected PRESENT, and the main scenario checks
+               that the log has them (delivered).
+               With TRACER_JOB_WRITE=finalize (case main-finalize) the
+               rank's recording ends inside MPI_Finalize, before the real
                MPI_Finalize runs (docs/trace-model.md, "What is not seen"), so
                the expected set is the RECORDED PART of the log: a raise is
                recorded iff its raise_ns is before the Enter of the rank's
@@ -75,7 +83,9 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
   properties   per rank, as STRING LocationGroupProperty definitions of its
                PROCESS group "rank <N>" (not in the anchor file, whose
                properties are limited in size): TRACER::MPIT::STATUS (2 sources, 8 types,
-               "K registrations made, L live" with L = the registrations
+               "K registrations made, L live" with L = 0 at exit (tracer freed
+               its registrations after the real MPI_Finalize) and, with
+               TRACER_JOB_WRITE=finalize, L = the registrations
                live at the last check before the recording ended: one per
                selected unbound type, plus MPI_COMM_WORLD's and MPI_COMM_SELF's
                when communicator_name_set is selected - the dup'ed and split
@@ -89,8 +99,8 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
                has no TRACER::MPIT::* and no TRACER::JOB::RANK<N>::* property
   summary      `tracer summary --json`: processes and host_threads = the
                number of ranks (MPI_T source locations are no host threads),
-               incomplete = the archive's incomplete Leaves (one per rank:
-               MPI_Finalize), mpit.sources/events/dropped/order_violations =
+               incomplete = the archive's incomplete Leaves (one per rank,
+               MPI_Finalize's, with TRACER_JOB_WRITE=finalize), mpit.sources/events/dropped/order_violations =
                the sums over the ranks' recorded parts (read from the
                location group properties), mpit.status = rank 0's STATUS
   filters      TRACER_MPIT_EVENTS='ompi.mpi.*,!*finalization' and
@@ -102,9 +112,12 @@ follow the contract of issue 6 (what the writer makes of MPI_T events):
   host         MPI_Init and MPI_Finalize are regions (FUNCTION, MPI) on the
                rank's host thread; MPI_Init contains the ground-truth time of
                the initialization event and its Leave is complete;
-               MPI_Finalize's Leave has incomplete=1 and the finalization
-               event's ground-truth time is after it; ProgramEnd (host thread
-               0) has the exit status OTF2_UNDEFINED_INT64; the process's exit
+               at exit MPI_Finalize's Leave is complete, the finalization
+               event's ground-truth time inside it, and ProgramEnd (host
+               thread 0) has the exit status 5; with
+               TRACER_JOB_WRITE=finalize MPI_Finalize's Leave has incomplete=1
+               and the finalization event's ground-truth time is after it,
+               and ProgramEnd has the exit status OTF2_UNDEFINED_INT64; the process's exit
                status and stdout are those of the run without tracer; no
                "tracer:" line on stderr (the ranks no longer compete for a
                directory), no sanitizer report
@@ -192,8 +205,9 @@ UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
 # @tinit runs in tracer's MPI_T_init_thread, before it registers anything: the
 # weird:1 there reaches nobody. The memory release in @finalize is delivered
 # when tracer frees its registrations (MPI_T_event_handle_free drains). The
-# @finalize steps run after the rank's recording ended (inside MPI_Finalize):
-# they must be absent; the drop on source 1 in @init is the one recorded.
+# @finalize steps run inside MPI_Finalize: recorded at exit (the default);
+# with TRACER_JOB_WRITE=finalize after the rank's recording ended, so they
+# must be absent and the drop on source 1 in @init is the one recorded.
 SCRIPT_MAIN = ("@tinit;weird:1;"
                "@init;unordered_burst:5;released:3:300;drain;drop:ompi.mca.memory.patcher.released:2;"
                "@finalize;weird:9;released:1:10;drop:ompi.mca.memory.patcher.released:4")
@@ -222,6 +236,7 @@ def selected_types(events="*", level=9):
 def cases():
     out = [
         Case("main", "main", SCRIPT_MAIN, {}, 1, all_types(), False),
+        Case("main-finalize", "main", SCRIPT_MAIN, {"TRACER_JOB_WRITE": "finalize"}, 1, all_types(), False),
         Case("filter-events", "main", SCRIPT_MAIN,
              {"TRACER_MPIT_EVENTS": "ompi.mpi.*,!*finalization"}, 1,
              selected_types("ompi.mpi.*,!*finalization"), False),
@@ -363,12 +378,29 @@ def log_key(r):
     return (r.source, r.name, r.tick, r.values)
 
 
-def split_at_recording_end(c, what, raises, drops, enter_ns, leave_ns):
-    """(recorded raises, recorded drops, not recorded raises, not recorded
-    drops): a raise is recorded iff raise_ns < enter_ns (the Enter of the
-    rank's MPI_Finalize), not recorded iff raise_ns > leave_ns (its Leave,
-    the end of the rank's recording); one in between fails the check. A drop
-    follows the raises around it in the log (see the module docstring)."""
+def at_exit(case):
+    """The job's archive is written at exit (TRACER_JOB_WRITE=exit, the
+    default): the recording goes on past MPI_Finalize."""
+    return case.env.get("TRACER_JOB_WRITE", "exit") == "exit"
+
+
+def split_at_recording_end(c, what, raises, drops, enter_ns, leave_ns, whole=False):
+    """(recorded raises, recorded drops, late raises, late drops).
+    TRACER_JOB_WRITE=finalize: a raise is recorded iff raise_ns < enter_ns
+    (the Enter of the rank's MPI_Finalize), not recorded ("late") iff
+    raise_ns > leave_ns (its Leave, the end of the rank's recording); one in
+    between fails the check. A drop follows the raises around it in the log
+    (see the module docstring). @whole (TRACER_JOB_WRITE=exit): every raise
+    and drop is recorded, and "late" are those raised after MPI_Finalize's
+    Enter (the double's @finalize steps), by the same rule."""
+    if whole:
+        late = [r for r in raises if r.raise_ns > enter_ns]
+        late_drops = []
+        for d in drops:
+            before_it = [r for r in raises if r.seq < d.seq]
+            if before_it and before_it[-1] in late:
+                late_drops.append(d)
+        return list(raises), list(drops), late, late_drops
     between = [r for r in raises if enter_ns <= r.raise_ns <= leave_ns]
     c.check(not between, "%s: raise(s) between MPI_Finalize's Enter %d and the end of the recording %d: "
             "the test cannot tell whether they belong in the archive: %r" % (what, enter_ns, leave_ns, between[:3]))
@@ -513,8 +545,11 @@ def check_process(c, what, case, run, plain_stdout):
 
 def check_scenario(c, what, case, raises, drops, rec, rec_drops, after, after_drops):
     """The log holds what this run is meant to exercise, in the part the
-    archive records (rec, rec_drops) and, for the main scenario, after it
-    (after, after_drops): otherwise the checks below could not fail."""
+    archive records (rec, rec_drops) and, for the main scenario, in the late
+    part (after, after_drops: raised inside MPI_Finalize; recorded too at
+    exit, after the end of the recording with TRACER_JOB_WRITE=finalize):
+    otherwise the checks below could not fail."""
+    where = "inside MPI_Finalize" if at_exit(case) else "after the end of the recording"
     raised = {r.name for r in raises}
     if case.scenario == "main":
         c.equal(raised, all_types(), "%s: event types raised" % what)
@@ -526,8 +561,8 @@ def check_scenario(c, what, case, raises, drops, rec, rec_drops, after, after_dr
     late = {r.name for r in after if r.delivered > 0}
     if "ompi.mpi.finalization" in case.selected:
         c.check("ompi.mpi.finalization" in late,
-                "%s: no delivered ompi.mpi.finalization after the end of the recording in the log" % what)
-    c.check("ompi.mpi.finalization" not in {r.name for r in rec},
+                "%s: no delivered ompi.mpi.finalization %s in the log" % (what, where))
+    c.check("ompi.mpi.finalization" not in {r.name for r in rec if r not in after},
             "%s: ompi.mpi.finalization raised before MPI_Finalize began" % what)
     if case.scenario == "wrap":
         c.check(wraps_in(delivered_order(rec, 0), 0) >= 1,
@@ -535,12 +570,12 @@ def check_scenario(c, what, case, raises, drops, rec, rec_drops, after, after_dr
         return
     if "double.weird" in case.selected:
         c.check(any(r.name == "double.weird" and r.delivered and r.values[0] == "9" for r in after),
-                "%s: the @finalize weird:9 was not delivered after the end of the recording" % what)
+                "%s: the @finalize weird:9 was not delivered %s" % (what, where))
     if "ompi.mca.memory.patcher.released" in case.selected:
         c.check(any(r.name == "ompi.mca.memory.patcher.released" and r.delivered for r in after),
-                "%s: the @finalize memory release was not delivered after the end of the recording" % what)
+                "%s: the @finalize memory release was not delivered %s" % (what, where))
         c.check(any(d.source == 1 and d.handlers > 0 for d in after_drops),
-                "%s: no drop on source 1 after the end of the recording" % what)
+                "%s: no drop on source 1 %s" % (what, where))
     raises, drops = rec, rec_drops  # what follows is about the recorded part
     first = raises[0] if raises else None
     c.check(first is not None and first.name == "double.weird" and first.delivered == 0,
@@ -702,18 +737,20 @@ def finalize_span(c, what, t):
     return spans[0][1], spans[0][2]
 
 
-def check_mpi_calls(c, what, t, raises, truth):
+def check_mpi_calls(c, what, t, raises, truth, whole=True):
     """MPI_Init / MPI_Finalize on the rank's host thread: MPI_Init around the
-    ground-truth time of the initialization event; MPI_Finalize cut at the
-    end of the recording (Leave incomplete=1), the finalization event (raised
-    by the real MPI_Finalize) after it; ProgramEnd's exit status undefined.
-    raises: the whole log of the rank."""
+    ground-truth time of the initialization event. @whole
+    (TRACER_JOB_WRITE=exit): MPI_Finalize's real Leave, the finalization
+    event (raised by the real MPI_Finalize) inside it, ProgramEnd's exit
+    status the program's. TRACER_JOB_WRITE=finalize: MPI_Finalize cut at the
+    end of the recording (Leave incomplete=1), the finalization event after
+    it; ProgramEnd's exit status undefined. raises: the whole log."""
     for region, event in (("MPI_Init", "ompi.mpi.initialization"), ("MPI_Finalize", "ompi.mpi.finalization")):
         spans = [(loc, a, b) for loc, a, b in t.intervals(region)]
         if not c.equal(len(spans), 1, "%s: %s regions" % (what, region)):
             continue
         loc, enter, leave = spans[0]
-        c.equal(h.Trace.attr(leave, "incomplete"), 1 if region == "MPI_Finalize" else None,
+        c.equal(h.Trace.attr(leave, "incomplete"), 1 if region == "MPI_Finalize" and not whole else None,
                 "%s: incomplete on %s's Leave" % (what, region))
         c.check(loc.type == LocationType.CPU_THREAD and not loc.name.startswith(LOCATION_PREFIX),
                 "%s: %s on %r, not a host thread" % (what, region, loc.name))
@@ -722,7 +759,7 @@ def check_mpi_calls(c, what, t, raises, truth):
         inside = [r for r in raises if r.name == event]
         if c.equal(len(inside), 1, "%s: %s raises in the log" % (what, event)):
             when = truth[inside[0]]
-            if region == "MPI_Init":
+            if region == "MPI_Init" or whole:
                 c.check(enter.time - TOLERANCE_NS <= when <= leave.time + TOLERANCE_NS,
                         "%s: %s (ground truth %d) outside %s [%d, %d]" % (what, event, when, region,
                                                                           enter.time, leave.time))
@@ -733,7 +770,7 @@ def check_mpi_calls(c, what, t, raises, truth):
     ends = t.events_of(otf2.events.ProgramEnd)
     if c.equal(len(ends), 1, "%s: ProgramEnd events" % what):
         c.equal(ends[0][0].name, "host thread 0", "%s: location of ProgramEnd" % what)
-        c.equal(ends[0][1].exit_status, UNDEFINED_INT64, "%s: ProgramEnd exit status" % what)
+        c.equal(ends[0][1].exit_status, EXIT_CODE if whole else UNDEFINED_INT64, "%s: ProgramEnd exit status" % what)
 
 
 def check_properties(c, what, props, case, t, locs, raises, drops):
@@ -742,9 +779,12 @@ def check_properties(c, what, props, case, t, locs, raises, drops):
     status = props.get("TRACER::MPIT::STATUS", "")
     m = re.fullmatch(r"MPICH Version:\s*\S+: MPI_T events: 2 sources, 8 event types, "
                      r"(\d+) registrations made, (\d+) live", status)
-    live = expected_live_registrations(case)
-    c.check(m and int(m.group(2)) == live and int(m.group(1)) >= live,
-            "%s: TRACER::MPIT::STATUS %r (want %d live, at least as many made)" % (what, status, live))
+    # At exit tracer has freed every registration itself after the real
+    # MPI_Finalize, before its recording ended: none is live then.
+    made = expected_live_registrations(case)
+    live = 0 if at_exit(case) else made
+    c.check(m and int(m.group(2)) == live and int(m.group(1)) >= made,
+            "%s: TRACER::MPIT::STATUS %r (want %d live, at least %d made)" % (what, status, live, made))
     sources = mpit_properties(props, "SOURCE")
     clocks = mpit_properties(props, "CLOCK")
     violations = expected_violations(raises)
@@ -841,8 +881,8 @@ def check_rank(c, what, case, t, rank, props, raises, drops, totals):
     span = finalize_span(c, what, v)
     if span is None:
         return {}
-    rec, rec_drops, after, after_drops = split_at_recording_end(c, what, raises, drops,
-                                                                span[0].time, span[1].time)
+    rec, rec_drops, after, after_drops = split_at_recording_end(c, what, raises, drops, span[0].time,
+                                                                span[1].time, whole=at_exit(case))
     check_scenario(c, what, case, raises, drops, rec, rec_drops, after, after_drops)
     locs = source_locations(c, what, v, rank)
     for src in SOURCES:
@@ -854,7 +894,7 @@ def check_rank(c, what, case, t, rank, props, raises, drops, totals):
     check_sorted(c, what, v, locs)
     errors = check_attributes(c, what, v, locs, rec, truth)
     check_drops(c, what, v, locs, rec_drops)
-    check_mpi_calls(c, what, v, raises, truth)
+    check_mpi_calls(c, what, v, raises, truth, whole=at_exit(case))
     check_properties(c, what, props, case, v, locs, rec, rec_drops)
     check_comms(c, what, v, rank, locs)
     totals["sources"] += len(mpit_properties(props, "SOURCE"))

@@ -34,9 +34,9 @@ archive"):
   - per rank: MPI_Init and MPI_Finalize once each on host thread 0
     (regions role FUNCTION, paradigm MPI), MPI_Init before the first target
     construct and MPI_Finalize after the last; no MPI_Init_thread and no
-    other MPI-paradigm region; recording ends inside MPI_Finalize, so its
-    Leave is the rank's only one with incomplete=1 and ProgramEnd's exit
-    status is OTF2_UNDEFINED_INT64; ProgramBegin/End on host thread 0
+    other MPI-paradigm region; recording goes on to the exit (the job's
+    archive is written by the last rank out), so no Leave has incomplete=1
+    and ProgramEnd's exit status is 4; ProgramBegin/End on host thread 0
     around both;
   - per rank: location group property TRACER::MPIT::STATUS of "rank <r>" =
     "<first line of MPI_Get_library_version, as the program printed it>:
@@ -61,7 +61,7 @@ from otf2_trace import RankView, group_properties  # noqa: E402
 import otf2  # noqa: E402
 from otf2.enums import LocationGroupType, Paradigm, RegionRole  # noqa: E402
 
-UNDEFINED_INT64 = -(1 << 63)     # OTF2_UNDEFINED_INT64
+EXIT_STATUS = 4                  # programs/mpit_offload.c's
 A = h.Trace.attr
 
 
@@ -138,10 +138,11 @@ def check_rank(c, t, what, rank, src):
     """Rank `rank` of the job's archive `t` (its "rank <r>" and "rank <r>
     device <d>" groups: RankView)."""
     v = RankView(t, rank)
-    # Recording ends inside MPI_Finalize: its Leave, and nothing else, is
-    # marked incomplete (docs/trace-model.md, "Regions on the host threads").
+    # Recording goes on to the exit (TRACER_JOB_WRITE=exit, the default): no
+    # Leave is incomplete, MPI_Finalize's included (docs/trace-model.md,
+    # "Regions on the host threads").
     c.equal(["%s Leave(%s)" % (loc.name, ev.region.canonical_name) for loc, ev in v.incomplete_leaves()],
-            ["host thread 0 Leave(MPI_Finalize)"], "%s: Leaves with incomplete=1" % what)
+            [], "%s: Leaves with incomplete=1" % what)
     threads = v.cpu_threads()
     for loc in threads:
         c.check(re.fullmatch(r"host thread \d+", loc.name), "%s: CPU_THREAD location %r (an MPI_T source "
@@ -176,9 +177,9 @@ def check_rank(c, t, what, rank, src):
     pe = v.events_of(otf2.events.ProgramEnd)
     if c.equal(([l.name for l, _ in pb], [l.name for l, _ in pe]), (["host thread 0"], ["host thread 0"]),
                "%s: locations of (ProgramBegin, ProgramEnd)" % what):
-        # Recording ends inside MPI_Finalize, before the exit: the exit
-        # status is not known (docs/trace-model.md, "Events, per rank").
-        c.equal(pe[0][1].exit_status, UNDEFINED_INT64, "%s: ProgramEnd exit status (undefined)" % what)
+        # Recording ends at the exit, whose status is the program's
+        # (docs/trace-model.md, "Events, per rank").
+        c.equal(pe[0][1].exit_status, EXIT_STATUS, "%s: ProgramEnd exit status (the program's)" % what)
         if len(spans) == 2:
             c.check(pb[0][1].time <= spans["MPI_Init"][0] and pe[0][1].time >= spans["MPI_Finalize"][1],
                     "%s: MPI_Init/MPI_Finalize outside ProgramBegin..ProgramEnd" % what)

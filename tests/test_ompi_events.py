@@ -34,6 +34,37 @@ line, exit status 0, and in the job's one archive:
     mpit_source_tick, and not after its callback time by more than the
     fit's max_residual_ns;
   - the offload work: one kernel per rank.
+
+Unordered sources: Open MPI b42cc61 offers its "ompi.unordered" source only
+when its memory hooks are active while it registers its events (at the first
+MPI_T_init_thread and early in MPI_Init: ompi/runtime/
+ompi_mpit_register_events.c:227, ompi/instance/instance.c:346), and nothing
+opens OPAL's memory framework that early in any build, so tracer (which
+starts MPI_T before MPI_Init) never gets it from a plain program. The second
+program, programs/ompi_unordered.c, opens that framework itself, as Open
+MPI's own test/util/mca_base_event_test.c does, then drains the source
+(MPI_T_source_get_timestamp, tick d0), munmaps K regions of S bytes, drains
+(d1), frees J malloc'd S-byte chunks, drains (d2), printing every delivery
+its own callback got.
+Its ground truth per rank r (untraced and traced: exit 0, the source is there):
+  - phase A, deliveries with tick in (d0, d1]: count >= K, bytes >= K*S (the
+    program's own munmaps; other threads may add releases, never remove);
+    phase B, (d1, d2]: count >= J, bytes >= J*S (not under a sanitizer,
+    whose allocator does not give chunks back on free);
+  - in the archive, group "rank r": TRACER::MPIT::STATUS says "2 sources, 9
+    event types"; one location "MPI_T source ompi.unordered"; every event on
+    it is ompi.mca.memory.patcher.released; the ones with mpit_source_tick in
+    (d0, d2] are exactly the program's deliveries in that window, in tick
+    order, with the same count ([0]) and bytes ([1]) (tracer's registration
+    and the program's were both live then, so both got every delivery);
+  - TRACER::MPIT::SOURCE::OMPI_UNORDERED: unordered, events = the location's
+    event count, dropped=0, order_violations=0; the event type's property
+    says registered=yes and elements=uint64_t@0,uint64_t@8;
+  - every event's time is the fit in TRACER::MPIT::CLOCK::OMPI_UNORDERED of
+    its tick (within 1 ns), not after its callback time by more than the
+    fit's max_residual_ns, with time base "source clock", and no
+    mpit_order_violation (only ordered sources get it); the location's times
+    do not go back.
 """
 import os
 import re
@@ -161,6 +192,132 @@ def check_rank(c, t, r, prog, props):
     c.equal(len(kernels), 1, "%s: kernels" % what)
 
 
+U_OPEN = re.compile(r"rank (\d+): open (-?\d+), source (-?\d+), type (-?\d+)$")
+U_EVENT = re.compile(r"rank (\d+): released count (\d+) bytes (\d+) tick (-?\d+)$")
+U_DRAINS = re.compile(r"rank (\d+): drains (-?\d+) (-?\d+) (-?\d+); K (\d+) J (\d+) S (\d+)$")
+RELEASED = "ompi.mca.memory.patcher.released"
+
+
+def build_unordered(c, prefix, tmp, src):
+    exe = os.path.join(tmp, "ompi_unordered")
+    env = dict(os.environ, PATH=os.path.join(prefix, "bin") + ":" + os.environ.get("PATH", "/usr/bin:/bin"),
+               LD_LIBRARY_PATH=os.path.join(prefix, "lib"))
+    p = subprocess.run([os.path.join(prefix, "bin", "mpicc"), "-O1", "-g", src, "-o", exe, "-ldl"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if not c.check(p.returncode == 0, "ompi_unordered: building: %s" % p.stderr.decode(errors="replace")[-2000:]):
+        return None
+    return exe
+
+
+def unordered_truth(c, what, stdout, nproc, sanitized):
+    """{rank: {"events": [(tick, count, bytes)], "d": (d0, d1, d2)}} from the program's lines."""
+    ranks = {}
+    for line in stdout.splitlines():
+        m = U_OPEN.match(line)
+        if m:
+            r = ranks.setdefault(int(m.group(1)), {"events": []})
+            r["open"] = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+            continue
+        m = U_EVENT.match(line)
+        if m:
+            ranks.setdefault(int(m.group(1)), {"events": []})["events"].append(
+                (int(m.group(4)), int(m.group(2)), int(m.group(3))))
+            continue
+        m = U_DRAINS.match(line)
+        if c.check(m, "%s: unexpected output line %r" % (what, line)):
+            r = ranks.setdefault(int(m.group(1)), {"events": []})
+            r["d"] = tuple(int(m.group(i)) for i in (2, 3, 4))
+            r["K"], r["J"], r["S"] = int(m.group(5)), int(m.group(6)), int(m.group(7))
+    c.equal(sorted(ranks), list(range(nproc)), "%s: ranks that printed" % what)
+    for k, v in sorted(ranks.items()):
+        w = "%s rank %d" % (what, k)
+        c.check(v.get("open", (-1, -1, -1))[0] == 0 and min(v.get("open", (-1, -1, -1))[1:]) >= 0,
+                "%s: memory framework opened, ompi.unordered and %s offered: %r" % (w, RELEASED, v.get("open")))
+        if not c.check("d" in v, "%s: no drains line" % w):
+            continue
+        d0, d1, d2 = v["d"]
+        a = [e for e in v["events"] if d0 < e[0] <= d1]
+        b = [e for e in v["events"] if d1 < e[0] <= d2]
+        c.check(sum(e[1] for e in a) >= v["K"] and sum(e[2] for e in a) >= v["K"] * v["S"],
+                "%s: phase A (%d munmaps of %d bytes) delivered %r" % (w, v["K"], v["S"], a))
+        if not sanitized:
+            c.check(sum(e[1] for e in b) >= v["J"] and sum(e[2] for e in b) >= v["J"] * v["S"],
+                    "%s: phase B (%d frees of %d-byte chunks) delivered %r" % (w, v["J"], v["S"], b))
+    return ranks
+
+
+def check_unordered_rank(c, t, r, prog, props):
+    what = "unordered rank %d" % r
+    status = props.get("TRACER::MPIT::STATUS", "")
+    c.check("MPI_T events: 2 sources, 9 event types" in status, "%s: TRACER::MPIT::STATUS %r" % (what, status))
+    locs = [l for l in t.locations if l.name == "MPI_T source ompi.unordered" and l.group.name == "rank %d" % r]
+    if not c.equal(len(locs), 1, "%s: MPI_T source ompi.unordered locations" % what):
+        return None
+    enters = [e for _, e in t.enters(location=locs[0])]
+    c.equal(sorted({e.region.name for e in enters}), [RELEASED], "%s: event types on the source" % what)
+    got = [(t.attr(e, "mpit_source_tick"), t.attr(e, RELEASED + "[0]"), t.attr(e, RELEASED + "[1]")) for e in enters]
+    d0, _, d2 = prog["d"]
+    want = sorted(e for e in prog["events"] if d0 < e[0] <= d2)
+    c.check(want, "%s: the program saw no delivery in (d0, d2]" % what)
+    c.equal(sorted(g for g in got if g[0] is not None and d0 < g[0] <= d2), want,
+            "%s: (tick, count, bytes) of the deliveries in (d0, d2]" % what)
+    c.equal([e.time for e in enters], sorted(e.time for e in enters), "%s: times in order" % what)
+    sprop = props.get("TRACER::MPIT::SOURCE::OMPI_UNORDERED", "")
+    for part in ("name=ompi.unordered; unordered;", "adhoc_timestamps=yes;", "events=%d;" % len(enters),
+                 "dropped=0;", "order_violations=0;"):
+        c.check(part in sprop, "%s: %r not in TRACER::MPIT::SOURCE::OMPI_UNORDERED %r" % (what, part, sprop))
+    eprop = props.get("TRACER::MPIT::EVENT::OMPI_MCA_MEMORY_PATCHER_RELEASED", "")
+    c.check("registered=yes;" in eprop and "elements=uint64_t@0,uint64_t@8;" in eprop,
+            "%s: TRACER::MPIT::EVENT::OMPI_MCA_MEMORY_PATCHER_RELEASED %r" % (what, eprop))
+    m = CLOCK.search(props.get("TRACER::MPIT::CLOCK::OMPI_UNORDERED", ""))
+    if not c.check(m, "%s: TRACER::MPIT::CLOCK::OMPI_UNORDERED %r"
+                   % (what, props.get("TRACER::MPIT::CLOCK::OMPI_UNORDERED"))):
+        return got
+    offset, rate, residual = float(m.group(1)), float(m.group(2)), float(m.group(3))
+    for e in enters:
+        tick, cb, base = t.attr(e, "mpit_source_tick"), t.attr(e, "mpit_callback_time"), t.attr(e, "mpit_time_base")
+        c.equal(t.attr(e, "mpit_order_violation"), None, "%s: mpit_order_violation on an unordered source" % what)
+        if not c.check(tick is not None and cb is not None and base == "source clock",
+                       "%s: tick %r, callback time %r, time base %r" % (what, tick, cb, base)):
+            continue
+        mapped = offset + rate * tick
+        c.check(abs(e.time - mapped) <= 1.0, "%s: time %d is not the fit of tick %d (%.1f)" % (what, e.time, tick, mapped))
+        c.check(e.time <= cb + residual + 1.0, "%s: time %d after its callback %d (max residual %.1f ns)"
+                % (what, e.time, cb, residual))
+    return got
+
+
+def check_unordered(c, prefix, tmp, run, nproc, src):
+    """run: test_ompi_events.run(prefix, exe, tmp, traced, out)."""
+    sanitized = bool(os.environ.get("TEST_SANITIZER_PRELOAD", "").strip())
+    exe = build_unordered(c, prefix, tmp, src)
+    if exe is None:
+        return
+    base = run(prefix, exe, tmp, False)
+    c.equal(base.returncode, 0, "unordered untraced: exit status (stderr %r)" % base.stderr[-600:])
+    unordered_truth(c, "unordered untraced", base.stdout, nproc, sanitized)
+    out = os.path.join(tmp, "trace-unordered")
+    r = run(prefix, exe, tmp, True, out)
+    c.equal(r.returncode, 0, "unordered traced: exit status (stderr %r)" % r.stderr[-600:])
+    c.equal([l for l in r.stderr.splitlines() if l.startswith("tracer:")], [], "unordered traced: tracer: lines")
+    for marker in h.SANITIZER_MARKERS:
+        c.check(marker not in r.stderr, "unordered traced: sanitizer report %r" % r.stderr[-800:])
+    prog = unordered_truth(c, "unordered traced", r.stdout, nproc, sanitized)
+    t = h.open_checked_trace(c, "unordered traced", os.path.join(out, "traces.otf2"))
+    if t is None:
+        return
+    groups = otf2_trace.group_properties(t)
+    for k in sorted(prog):
+        if "d" not in prog[k]:
+            continue
+        got = check_unordered_rank(c, t, k, prog[k], groups.get("rank %d" % k, {}))
+        if got is not None:
+            print("rank %d: ompi.unordered: %d %s events (count %d, bytes %d); %d of them in the program's "
+                  "window, as it saw them" % (k, len(got), RELEASED, sum(g[1] or 0 for g in got),
+                                             sum(g[2] or 0 for g in got),
+                                             len([e for e in prog[k]["events"] if prog[k]["d"][0] < e[0] <= prog[k]["d"][2]])))
+
+
 def main():
     prefix = os.environ.get("OMPI_EVENTS_PREFIX")
     if not prefix:
@@ -196,6 +353,7 @@ def main():
                         for _, e in t.enters(location=loc):
                             counts[e.region.name] = counts.get(e.region.name, 0) + 1
                 print("rank %d: %s" % (k, ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+        check_unordered(c, prefix, tmp, run, NPROC, h.env_path("TEST_UNORDERED_SRC"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()

@@ -57,7 +57,7 @@ const tr_cfg_var tr_cfg_vars[] = {
     {"TRACER_KEEP_JOURNAL", TR_CFG_BOOL, "0", "Keep the journal after the OTF2 trace was written from it", 0, 0, 0,
      F(keep_journal)},
     {"TRACER_SUMMARY", TR_CFG_BOOL, "0",
-     "After writing the trace, print the report of `tracer summary` on stderr (MPI jobs: rank 0)", 0, 0, 0,
+     "After writing the trace, print the report of `tracer summary` on stderr (MPI jobs: the rank that writes it)", 0, 0, 0,
      F(summary)},
     {"TRACER_WRITE_AT_END", TR_CFG_BOOL, "1",
      "MPI jobs: write the job's archive at the end (0: keep rank journals for tracer recover)", 0, 0, 0,
