@@ -78,6 +78,13 @@ Cases (TRACER_OUTPUT = D in a fresh directory each):
     MPI_Init but no MPI_Finalize; TRACER::JOB::RANKS = "4/4";
     TRACER::RUN::END says "rank <r>: recovered" for the killed ranks 0, 1, 3
     (rank 2 exits inside MPI_Abort, or is killed first: either).
+ 5b. TEST_KILL_AFTER_FINALIZE=3 (4 ranks, TRACER_FLUSH_INTERVAL=50ms): rank
+    3 kills itself (SIGKILL) 0.3 s after MPI_Finalize returned, so no rank
+    is the last to exit: exit status and stdout as without tracer, no
+    tracer: line, no archive (at most the empty claim), every journal stays;
+    `tracer recover D` writes a valid archive with all 4 ranks, each with
+    its offload counts, TRACER::RUN::END saying "rank 3: recovered", and
+    removes the journals/.exit-<k> marks the other ranks left.
  6. A singleton (no mpiexec): its archive is exactly TRACER_OUTPUT (not
     TRACER_OUTPUT.1), nothing on stderr, one "rank 0" group, rank 0's ground
     truth, TRACER::JOB::RANKS = "1/1".
@@ -108,6 +115,7 @@ import _otf2  # noqa: E402
 from otf2.enums import GroupType, LocationGroupType, LocationType, Paradigm, RegionRole  # noqa: E402
 
 ABORT_RANK = 2
+KILL_RANK = 3
 ABORT_CODE = 5
 FLUSH_MS = 50
 A = h.Trace.attr
@@ -814,6 +822,33 @@ def main():
             c.equal(ends, {k: "recovered" for k in range(4)},
                     "%s: TRACER::RUN::END %r per rank (rank %d may be missing: it exited)"
                     % (r.what, end, ABORT_RANK))
+
+        # 5b. a rank killed between MPI_Finalize and its exit: no rank is the
+        # last out, so nobody writes; the journals stay and `tracer recover`
+        # writes the whole job, and removes the exit marks
+        kill_env = {"TEST_KILL_AFTER_FINALIZE": str(KILL_RANK)}
+        plain_k = runner.run("plain-kill-after-finalize", n(4), env=kill_env)
+        r = runner.run("kill-after-finalize", n(4), preload="ranks",
+                       env=dict(kill_env, TRACER_FLUSH_INTERVAL="%dms" % FLUSH_MS))
+        c.equal(r.rc, plain_k.rc, "%s: exit status (vs without tracer)" % r.what)
+        def lines(out):  # mpiexec's message names the killed process's pid
+            return sorted(re.sub(r"PID \d+", "PID <pid>", ln) for ln in out.splitlines())
+        c.equal(lines(r.out), lines(plain_k.out), "%s: stdout lines (vs without tracer)" % r.what)
+        c.equal([ln for ln in r.err.splitlines() if ln.startswith("tracer:")], [], "%s: tracer: lines" % r.what)
+        files = tree(r.top)
+        c.equal(sorted(f for f in files if f.startswith("out/journals/rank")),
+                ["out/journals/rank%d.journal" % k for k in range(4)], "%s: journals kept" % r.what)
+        c.check(not os.path.exists(r.anchor) or os.path.getsize(r.anchor) == 0,
+                "%s: an archive was written although rank %d never counted itself out" % (r.what, KILL_RANK))
+        rp = recover(c, r.what, r.output)
+        check_recover_line(c, r.what, rp, r.output, 4)
+        check_job_archive(c, r.anchor, r.what + " recovered", 4, src, library4, full=False, want_end=None)
+        c.equal([f for f in tree(r.top) if ".exit-" in f], [],
+                "%s: exit marks left after tracer recover" % r.what)
+        if os.path.isfile(r.anchor) and os.path.getsize(r.anchor) > 0:
+            end = ct.properties(c, r.anchor, r.what).get("TRACER::RUN::END", "")
+            c.check(re.search(r"(?:^|; )rank %d: recovered" % KILL_RANK, end),
+                    "%s: TRACER::RUN::END %r does not say rank %d was recovered" % (r.what, end, KILL_RANK))
 
         # 6. singleton
         plain1 = runner.run("plain-singleton", [binary])

@@ -106,6 +106,22 @@ static void print_skipped(const tr_convert_report *r, int job)
                 !r->truncated ? "" : job ? ", a journal ends inside a frame" : ", the journal ends inside a frame");
 }
 
+/* The marks ranks leave in DIR/journals when they count themselves out at
+ * exit (src/job/job_exit.h): left behind when a rank died before its exit,
+ * they mean nothing once the archive is written. */
+static void remove_exit_marks(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/journals", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));)
+        if (!strncmp(e->d_name, ".exit-", 6))
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
 /* The job's journals -> DIR/traces.otf2. @list: the rank journals found. */
 static int recover_job(const char *dir, struct dirent **list, int n)
 {
@@ -126,6 +142,7 @@ static int recover_job(const char *dir, struct dirent **list, int n)
         fprintf(stderr, "tracer: recover: %s\n", r.error);
         rc = 1;
     } else {
+        remove_exit_marks(dir);
         print_skipped(&r, 1);
         printf("recovered %s/traces.otf2: %llu of %llu ranks, %llu events of %llu host threads and %llu devices (%s",
                dir, (unsigned long long)r.ranks, (unsigned long long)r.job_size, (unsigned long long)r.events,

@@ -21,13 +21,18 @@
  * offload work) and calls MPI_Abort(MPI_COMM_WORLD, 5), while the others
  * wait in a second MPI_Barrier that never completes; nothing else is
  * printed and no rank reaches MPI_Allreduce or MPI_Finalize.
+ * With TEST_KILL_AFTER_FINALIZE=<k>, rank k, after MPI_Finalize returned,
+ * sleeps 0.3 s and kills itself with SIGKILL (a rank that dies between
+ * MPI_Finalize and its exit).
  * With TEST_NO_MPI=1 the program never calls MPI: r = $PMI_RANK (0 when
  * unset), size = $PMI_SIZE (1); it does rank r's offload work, prints its
  * line ("rank r of size local=...") and exits with status 4. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NA(r) (1000 + 256 * (r))
@@ -126,5 +131,11 @@ int main(int argc, char **argv)
     free(b);
     free(x);
     MPI_Finalize();
+    const char *kill_env = getenv("TEST_KILL_AFTER_FINALIZE");
+    if (kill_env && *kill_env && atoi(kill_env) == rank) {
+        struct timespec ts = {0, 300000000};
+        nanosleep(&ts, 0);
+        raise(SIGKILL);
+    }
     return 4;
 }
