@@ -164,8 +164,9 @@
  *       address of an ompi_mpi_* object (the weird element: &ompi_mpi_2int,
  *       which a tool does not know), verbosities count from Open MPI's 0
  *       (USER_BASIC) and binds from its 0 (NO_OBJECT); MPI_T_event_handle_alloc
- *       reads a communicator binding as a pointer-sized handle; info
- *       results are &ompi_mpi_info_null; events carry the handles as
+ *       reads a communicator binding as a pointer-sized handle; the info
+ *       it and MPI_T_event_register_callback take must be
+ *       &ompi_mpi_info_null, and info results are &ompi_mpi_info_null; events carry the handles as
  *       pointers (communicator_created's handle is the new communicator's
  *       object address), so a bound type reaches the registrations bound to
  *       that address.
@@ -1201,10 +1202,22 @@ EXPORT int MPI_T_event_get_index(const char *name, int *event_index)
     return MPI_SUCCESS;
 }
 
+/* In Open MPI's dialect the only info a caller may pass is MPI_INFO_NULL,
+ * &ompi_mpi_info_null (MPICH's prototype gives the double its low 32 bits:
+ * enough to tell it from MPICH's 0x1c000000). */
+static void info_in(const char *fn, MPI_Info info)
+{
+    if (md_ompi() && (uint32_t)info != (uint32_t)(uintptr_t)ompi_mpi_info_null) {
+        fprintf(stderr, "mpit_double: %s: info 0x%x is not the Open MPI dialect's MPI_INFO_NULL\n", fn,
+                (unsigned)info);
+        abort();
+    }
+}
+
 EXPORT int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
                                     MPI_T_event_registration *event_registration)
 {
-    (void)info;
+    info_in("MPI_T_event_handle_alloc", info);
     CHECK_INIT();
     if (event_index < 0 || event_index >= nevents())
         return MPI_T_ERR_INVALID_INDEX;
@@ -1263,7 +1276,7 @@ EXPORT int MPI_T_event_handle_free(MPI_T_event_registration event_registration, 
 EXPORT int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                          MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    (void)info;
+    info_in("MPI_T_event_register_callback", info);
     CHECK_INIT();
     if ((int)cb_safety < MPI_T_CB_REQUIRE_NONE || (int)cb_safety > MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE)
         return MPI_T_ERR_INVALID;
