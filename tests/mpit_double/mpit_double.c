@@ -49,10 +49,12 @@
  * Levels are Open MPI's 1..9 scale mapped onto MPICH's verbosity enum in its
  * order: verbosity = MPI_T_VERBOSITY_USER_BASIC + level - 1 (1 USER_BASIC,
  * 2 USER_DETAIL, 3 USER_ALL, 4 TUNER_BASIC, ..., 9 MPIDEV_ALL).
- * MPI handles in payloads are (uint64_t)(uint32_t) of MPICH's integer handle
- * (MPI_COMM_WORLD -> 0x44000000).
+ * MPI handles in payloads are the dialect's (see MPIT_DOUBLE_DIALECT below):
+ * (uint64_t)(uint32_t) of MPICH's integer handle (MPI_COMM_WORLD ->
+ * 0x44000000), or in Open MPI's dialect the handle's object address.
  *
- * Automatic events (unless MPIT_DOUBLE_AUTO=0), from wrappers around MPICH:
+ * Automatic events (unless MPIT_DOUBLE_AUTO=0), from wrappers around MPICH
+ * (mpit_double_mpi.c):
  *   MPI_Init / MPI_Init_thread: after MPICH's init, [with
  *     MPIT_DOUBLE_NAME_PREDEFINED=1: communicator_name_set for MPI_COMM_WORLD
  *     and MPI_COMM_SELF, as Open MPI names its predefined communicators,]
@@ -134,19 +136,47 @@
  *                                   valid empty set).
  *   MPIT_DOUBLE_WRAP_AFTER_US=N, MPIT_DOUBLE_WEIRD_TYPE=bogus,
  *   MPIT_DOUBLE_CB_SAFETY: above.
- *   MPIT_DOUBLE_DIALECT=ompi        speak Open MPI's dialect of MPI_T
- *     discovery: MPI_Get_library_version says "Open MPI v6.1.0a1
- *     (mpit_double)", the library defines Open MPI's predefined objects
- *     (ompi_mpi_comm_world, ompi_mpi_int32_t, ...; always, unused in the
- *     default dialect), MPI_T_event_get_info writes each element's datatype
- *     as the address of such an object (8-byte handles; the weird element:
- *     &ompi_mpi_2int, which a tool does not know), verbosities from Open
- *     MPI's 0 (USER_BASIC) and binds from its 0 (NO_OBJECT). Only discovery
- *     speaks it: everything else (MPI_Init, communicators, events) stays
- *     MPICH's, so a process in this dialect is for discovery tests only.
+ *   MPIT_DOUBLE_DIALECT=ompi        speak Open MPI's dialect of MPI: its
+ *     handles are pointers, translated to MPICH's integers at the double's
+ *     boundary, so that a tool (tracer) runs its Open MPI paths over
+ *     MPICH. In this dialect:
+ *     - MPI_Get_library_version says "Open MPI v6.1.0a1 (mpit_double, ...)";
+ *     - the library defines Open MPI's predefined objects (ompi_mpi_comm_world,
+ *       ompi_mpi_int, ompi_mpi_op_sum, ...; always, unused in the default
+ *       dialect; list in mpit_double_internal.h) and their addresses are the
+ *       handles MPI_COMM_WORLD, MPI_INT, MPI_SUM, ...; every other handle
+ *       MPICH hands out (a new communicator, an error handler) is given the
+ *       address of a 64-byte object of the double's own until it is freed
+ *       (mpit_double_handles.c);
+ *     - MPI_IN_PLACE is (void *)1 and MPI_STATUS_IGNORE is NULL, and a
+ *       status is Open MPI's struct, as in Open MPI;
+ *     - translated, under their MPI_ and PMPI_ names: every MPI function
+ *       tracer calls (MPI_Init, _Init_thread, _Finalize, MPI_Comm_rank,
+ *       _size, _dup, _dup_with_info, _split, _free, _set_name,
+ *       _call_errhandler, MPI_Send, _Recv, _Bcast, _Barrier, _Allgather,
+ *       _Gather, _Gatherv, _Scatter, _Scatterv, _Allreduce, _Exscan);
+ *       any other MPI function is MPICH's and must not be given a handle of
+ *       this dialect (MPI_Comm_create aborts: groups are not translated;
+ *       nor are the session model, MPI_Info objects other than
+ *       MPI_INFO_NULL, other constructors such as MPI_Cart_create);
+ *       a handle the dialect did not hand out aborts with one line;
+ *     - MPI_T: MPI_T_event_get_info writes each element's datatype as the
+ *       address of an ompi_mpi_* object (the weird element: &ompi_mpi_2int,
+ *       which a tool does not know), verbosities count from Open MPI's 0
+ *       (USER_BASIC) and binds from its 0 (NO_OBJECT); MPI_T_event_handle_alloc
+ *       reads a communicator binding as a pointer-sized handle; the info
+ *       it and MPI_T_event_register_callback take must be
+ *       &ompi_mpi_info_null, and info results are &ompi_mpi_info_null; events carry the handles as
+ *       pointers (communicator_created's handle is the new communicator's
+ *       object address), so a bound type reaches the registrations bound to
+ *       that address.
+ *     A process in this dialect must itself speak Open MPI's ABI (see
+ *     tests/programs/ompi_dialect.c); the calls a tool such as tracer makes
+ *     from beneath a wrapper (below the boundary) pass untranslated.
  */
 #define _GNU_SOURCE 1 /* RTLD_NEXT */
 #include "mpit_double.h"
+#include "mpit_double_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -238,56 +268,6 @@ static int name_predefined;
 static int ctx_safety = MPI_T_CB_REQUIRE_NONE;
 static long long origin0 = 123456789;
 
-/* MPIT_DOUBLE_DIALECT=ompi (see the header). */
-static int ompi_dialect(void)
-{
-    static int d = -1;
-    if (d < 0) {
-        const char *v = getenv("MPIT_DOUBLE_DIALECT");
-        d = v && !strcmp(v, "ompi");
-    }
-    return d;
-}
-
-/* Open MPI's predefined objects, by the names its mpi.h gives them; only
- * their addresses matter. */
-#define OMPI_OBJECT(name) EXPORT char name[64];
-OMPI_OBJECT(ompi_mpi_comm_world)
-OMPI_OBJECT(ompi_mpi_comm_self)
-OMPI_OBJECT(ompi_mpi_comm_null)
-OMPI_OBJECT(ompi_mpi_info_null)
-OMPI_OBJECT(ompi_mpi_op_sum)
-OMPI_OBJECT(ompi_mpi_op_min)
-OMPI_OBJECT(ompi_mpi_datatype_null)
-OMPI_OBJECT(ompi_mpi_char)
-OMPI_OBJECT(ompi_mpi_signed_char)
-OMPI_OBJECT(ompi_mpi_unsigned_char)
-OMPI_OBJECT(ompi_mpi_byte)
-OMPI_OBJECT(ompi_mpi_short)
-OMPI_OBJECT(ompi_mpi_unsigned_short)
-OMPI_OBJECT(ompi_mpi_int)
-OMPI_OBJECT(ompi_mpi_unsigned)
-OMPI_OBJECT(ompi_mpi_long)
-OMPI_OBJECT(ompi_mpi_unsigned_long)
-OMPI_OBJECT(ompi_mpi_long_long_int)
-OMPI_OBJECT(ompi_mpi_unsigned_long_long)
-OMPI_OBJECT(ompi_mpi_int8_t)
-OMPI_OBJECT(ompi_mpi_int16_t)
-OMPI_OBJECT(ompi_mpi_int32_t)
-OMPI_OBJECT(ompi_mpi_int64_t)
-OMPI_OBJECT(ompi_mpi_uint8_t)
-OMPI_OBJECT(ompi_mpi_uint16_t)
-OMPI_OBJECT(ompi_mpi_uint32_t)
-OMPI_OBJECT(ompi_mpi_uint64_t)
-OMPI_OBJECT(ompi_mpi_float)
-OMPI_OBJECT(ompi_mpi_double)
-OMPI_OBJECT(ompi_mpi_c_bool)
-OMPI_OBJECT(ompi_mpi_wchar)
-OMPI_OBJECT(ompi_mpi_aint)
-OMPI_OBJECT(ompi_mpi_offset)
-OMPI_OBJECT(ompi_mpi_count)
-OMPI_OBJECT(ompi_mpi_2int)
-
 /* An element's datatype in Open MPI's dialect: an object's address. */
 static void *ompi_kind_type(int kind)
 {
@@ -309,7 +289,7 @@ static void *ompi_kind_type(int kind)
 
 EXPORT int MPI_Get_library_version(char *version, int *resultlen)
 {
-    if (ompi_dialect()) {
+    if (md_ompi()) {
         strcpy(version, "Open MPI v6.1.0a1 (mpit_double, Open MPI's MPI_T dialect)");
         *resultlen = (int)strlen(version);
         return MPI_SUCCESS;
@@ -361,7 +341,7 @@ struct MPIR_T_event_registration_s {
     unsigned magic;
     int index;
     int bound;          /* for bound types: has an object */
-    uint64_t object;    /* (uint32_t) of the MPI_Comm */
+    uint64_t object;    /* the MPI_Comm as events carry it (md_out) */
     int freed;          /* handle_free called */
     int busy;           /* deliveries in flight */
     void *free_user_data;
@@ -412,11 +392,6 @@ static long long origin_for_wrap(long long now_us, long long after_us)
 {
     long long period = sources[0].max_ticks + 1;
     return ((period - (now_us + after_us) % period) % period + period) % period;
-}
-
-static uint64_t comm_u64(MPI_Comm c)
-{
-    return (uint64_t)(uint32_t)c;
 }
 
 /* ---------------------------------------------------------------- log */
@@ -753,11 +728,11 @@ static void unordered_burst(int n)
 static int parse_num(const char *s, long long *v)
 {
     if (!strcmp(s, "world")) {
-        *v = (long long)comm_u64(MPI_COMM_WORLD);
+        *v = (long long)md_out((int)MPI_COMM_WORLD);
         return 0;
     }
     if (!strcmp(s, "self")) {
-        *v = (long long)comm_u64(MPI_COMM_SELF);
+        *v = (long long)md_out((int)MPI_COMM_SELF);
         return 0;
     }
     char *end;
@@ -1149,7 +1124,7 @@ EXPORT int MPI_T_source_get_info(int source_index, char *name, int *name_len, ch
     if (max_ticks)
         *max_ticks = sources[source_index].max_ticks;
     if (info)
-        *info = MPI_INFO_NULL;
+        md_put(md_ompi(), info, (int)MPI_INFO_NULL); /* 8 bytes in Open MPI's dialect */
     return MPI_SUCCESS;
 }
 
@@ -1191,7 +1166,7 @@ EXPORT int MPI_T_event_get_info(int event_index, char *name, int *name_len, int 
     const evtype_t *t = &catalogue[event_index];
     copy_str(name, name_len, t->name);
     copy_str(desc, desc_len, t->desc);
-    int ompi = ompi_dialect();
+    int ompi = md_ompi();
     if (verbosity)
         *verbosity = (ompi ? 0 : MPI_T_VERBOSITY_USER_BASIC) + t->level - 1;
     if (num_elements) {
@@ -1209,7 +1184,7 @@ EXPORT int MPI_T_event_get_info(int event_index, char *name, int *name_len, int 
     if (enumtype)
         *enumtype = MPI_T_ENUM_NULL;
     if (info)
-        *info = MPI_INFO_NULL;
+        md_put(md_ompi(), info, (int)MPI_INFO_NULL); /* 8 bytes in Open MPI's dialect */
     if (bind)
         *bind = ompi ? t->bind - MPI_T_BIND_NO_OBJECT : t->bind;
     return MPI_SUCCESS;
@@ -1227,10 +1202,22 @@ EXPORT int MPI_T_event_get_index(const char *name, int *event_index)
     return MPI_SUCCESS;
 }
 
+/* In Open MPI's dialect the only info a caller may pass is MPI_INFO_NULL,
+ * &ompi_mpi_info_null (MPICH's prototype gives the double its low 32 bits:
+ * enough to tell it from MPICH's 0x1c000000). */
+static void info_in(const char *fn, MPI_Info info)
+{
+    if (md_ompi() && (uint32_t)info != (uint32_t)(uintptr_t)ompi_mpi_info_null) {
+        fprintf(stderr, "mpit_double: %s: info 0x%x is not the Open MPI dialect's MPI_INFO_NULL\n", fn,
+                (unsigned)info);
+        abort();
+    }
+}
+
 EXPORT int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
                                     MPI_T_event_registration *event_registration)
 {
-    (void)info;
+    info_in("MPI_T_event_handle_alloc", info);
     CHECK_INIT();
     if (event_index < 0 || event_index >= nevents())
         return MPI_T_ERR_INVALID_INDEX;
@@ -1246,7 +1233,11 @@ EXPORT int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info 
     r->index = event_index;
     if (bound) {
         r->bound = 1;
-        r->object = comm_u64(*(const MPI_Comm *)obj_handle);
+        /* The handle as events carry it: Open MPI's is pointer-sized. */
+        if (md_ompi())
+            memcpy(&r->object, obj_handle, sizeof r->object);
+        else
+            r->object = (uint32_t)*(const MPI_Comm *)obj_handle;
     }
     pthread_mutex_lock(&lock);
     struct MPIR_T_event_registration_s **pp = &regs;
@@ -1285,7 +1276,7 @@ EXPORT int MPI_T_event_handle_free(MPI_T_event_registration event_registration, 
 EXPORT int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                          MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    (void)info;
+    info_in("MPI_T_event_register_callback", info);
     CHECK_INIT();
     if ((int)cb_safety < MPI_T_CB_REQUIRE_NONE || (int)cb_safety > MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE)
         return MPI_T_ERR_INVALID;
@@ -1368,7 +1359,7 @@ EXPORT int MPI_T_event_handle_get_info(MPI_T_event_registration event_registrati
     if (!ok)
         return MPI_T_ERR_INVALID_HANDLE;
     if (info_used)
-        *info_used = MPI_INFO_NULL;
+        md_put(md_ompi(), info_used, (int)MPI_INFO_NULL);
     return MPI_SUCCESS;
 }
 
@@ -1418,203 +1409,57 @@ ALIAS(MPI_T_event_handle_set_info)
 ALIAS(MPI_T_event_callback_get_info)
 ALIAS(MPI_T_event_callback_set_info)
 
-/* ---------------------------------------------------------------- MPI wrappers */
+/* ---------------------------------------------------------------- automatic events */
 
-/* Nesting depth per wrapped function kind, so that only the outermost of
- * MPI_X -> (tool) -> PMPI_X raises. */
-enum { W_INIT, W_FINI, W_CREATE, W_FREE, W_NAME, W_ERR, NW };
-static _Thread_local int depth[NW];
+/* Called from the wrappers of mpit_double_mpi.c, with MPICH's handles; the
+ * events carry the dialect's (md_out). */
 
-static void after_init(void)
+int md_auto(void)
 {
-    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    PMPI_Query_thread(&thread_provided);
-    if (!auto_events || empty)
-        return;
-    if (name_predefined) {
-        raise_u64(EV_COMM_NAME_SET, comm_u64(MPI_COMM_WORLD));
-        raise_u64(EV_COMM_NAME_SET, comm_u64(MPI_COMM_SELF));
-    }
-    raise_init();
+    return auto_events && !empty;
 }
 
-typedef int (*init_fn)(int *, char ***);
-typedef int (*init_thread_fn)(int *, char ***, int, int *);
-typedef int (*fini_fn)(void);
-typedef int (*dup_fn)(MPI_Comm, MPI_Comm *);
-typedef int (*dup_info_fn)(MPI_Comm, MPI_Info, MPI_Comm *);
-typedef int (*split_fn)(MPI_Comm, int, int, MPI_Comm *);
-typedef int (*create_fn)(MPI_Comm, MPI_Group, MPI_Comm *);
-typedef int (*free_fn)(MPI_Comm *);
-typedef int (*set_name_fn)(MPI_Comm, const char *);
-typedef int (*call_eh_fn)(MPI_Comm, int);
-
-static int do_init(init_fn f, init_thread_fn ft, int *argc, char ***argv, int required, int *provided)
+void md_init_done(int rank, int size, int provided)
 {
-    int outer = depth[W_INIT]++ == 0;
-    int rc = f ? f(argc, argv) : ft(argc, argv, required, provided);
-    depth[W_INIT]--;
-    if (outer && rc == MPI_SUCCESS) {
-        after_init();
-        if (!empty)
-            run_hook(HOOK_INIT);
-    }
-    return rc;
-}
-
-EXPORT int MPI_Init(int *argc, char ***argv)
-{
-    static void *next;
-    return do_init(NEXT(init_fn, "MPI_Init", next), NULL, argc, argv, 0, NULL);
-}
-
-EXPORT int PMPI_Init(int *argc, char ***argv)
-{
-    static void *next;
-    return do_init(NEXT(init_fn, "PMPI_Init", next), NULL, argc, argv, 0, NULL);
-}
-
-EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    static void *next;
-    return do_init(NULL, NEXT(init_thread_fn, "MPI_Init_thread", next), argc, argv, required, provided);
-}
-
-EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    static void *next;
-    return do_init(NULL, NEXT(init_thread_fn, "PMPI_Init_thread", next), argc, argv, required, provided);
-}
-
-static int do_finalize(fini_fn f)
-{
-    if (depth[W_FINI]++ == 0 && !empty) {
-        run_hook(HOOK_FINALIZE);
-        if (auto_events)
-            raise_fini();
-    }
-    int rc = f();
-    depth[W_FINI]--;
-    return rc;
-}
-
-EXPORT int MPI_Finalize(void)
-{
-    static void *next;
-    return do_finalize(NEXT(fini_fn, "MPI_Finalize", next));
-}
-
-EXPORT int PMPI_Finalize(void)
-{
-    static void *next;
-    return do_finalize(NEXT(fini_fn, "PMPI_Finalize", next));
-}
-
-static void created(int outer, int rc, MPI_Comm c)
-{
-    if (!outer || rc != MPI_SUCCESS || c == MPI_COMM_NULL || !auto_events || empty)
-        return;
-    int size = -1;
-    PMPI_Comm_size(c, &size);
-    raise_comm_created(size, comm_u64(c));
-}
-
-#define CREATE_WRAPPER(NAME, TYPE, PARAMS, ARGS, NEWCOMM)                                                             \
-    EXPORT int MPI_##NAME PARAMS                                                                                      \
-    {                                                                                                                 \
-        static void *next;                                                                                            \
-        int outer = depth[W_CREATE]++ == 0;                                                                           \
-        int rc = NEXT(TYPE, "MPI_" #NAME, next) ARGS;                                                                \
-        depth[W_CREATE]--;                                                                                            \
-        created(outer, rc, *NEWCOMM);                                                                                 \
-        return rc;                                                                                                    \
-    }                                                                                                                 \
-    EXPORT int PMPI_##NAME PARAMS                                                                                     \
-    {                                                                                                                 \
-        static void *next;                                                                                            \
-        int outer = depth[W_CREATE]++ == 0;                                                                           \
-        int rc = NEXT(TYPE, "PMPI_" #NAME, next) ARGS;                                                               \
-        depth[W_CREATE]--;                                                                                            \
-        created(outer, rc, *NEWCOMM);                                                                                 \
-        return rc;                                                                                                    \
-    }
-
-CREATE_WRAPPER(Comm_dup, dup_fn, (MPI_Comm comm, MPI_Comm * newcomm), (comm, newcomm), newcomm)
-CREATE_WRAPPER(Comm_dup_with_info, dup_info_fn, (MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm),
-               (comm, info, newcomm), newcomm)
-CREATE_WRAPPER(Comm_split, split_fn, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm),
-               (comm, color, key, newcomm), newcomm)
-CREATE_WRAPPER(Comm_create, create_fn, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm), (comm, group, newcomm),
-               newcomm)
-
-static int do_free(free_fn f, MPI_Comm *comm)
-{
-    if (depth[W_FREE]++ == 0 && comm && *comm != MPI_COMM_NULL && auto_events && !empty)
-        raise_u64(EV_COMM_FREED, comm_u64(*comm));
-    int rc = f(comm);
-    depth[W_FREE]--;
-    return rc;
-}
-
-EXPORT int MPI_Comm_free(MPI_Comm *comm)
-{
-    static void *next;
-    return do_free(NEXT(free_fn, "MPI_Comm_free", next), comm);
-}
-
-EXPORT int PMPI_Comm_free(MPI_Comm *comm)
-{
-    static void *next;
-    return do_free(NEXT(free_fn, "PMPI_Comm_free", next), comm);
-}
-
-static int do_set_name(set_name_fn f, MPI_Comm comm, const char *name)
-{
-    int outer = depth[W_NAME]++ == 0;
-    int rc = f(comm, name);
-    depth[W_NAME]--;
-    if (outer && rc == MPI_SUCCESS && auto_events && !empty)
-        raise_u64(EV_COMM_NAME_SET, comm_u64(comm));
-    return rc;
-}
-
-EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
-{
-    static void *next;
-    return do_set_name(NEXT(set_name_fn, "MPI_Comm_set_name", next), comm, comm_name);
-}
-
-EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
-{
-    static void *next;
-    return do_set_name(NEXT(set_name_fn, "PMPI_Comm_set_name", next), comm, comm_name);
-}
-
-static int do_call_eh(call_eh_fn f, MPI_Comm comm, int errorcode)
-{
-    if (depth[W_ERR]++ == 0 && auto_events && !empty) {
-        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-        uint64_t ehv = 0;
-        if (PMPI_Comm_get_errhandler(comm, &eh) == MPI_SUCCESS) {
-            ehv = (uint64_t)(uint32_t)eh;
-            PMPI_Errhandler_free(&eh); /* get_errhandler took a reference */
+    world_rank = rank;
+    world_size = size;
+    thread_provided = provided;
+    if (md_auto()) {
+        if (name_predefined) {
+            raise_u64(EV_COMM_NAME_SET, md_out((int)MPI_COMM_WORLD));
+            raise_u64(EV_COMM_NAME_SET, md_out((int)MPI_COMM_SELF));
         }
-        raise_errhandler(errorcode, MPI_T_BIND_MPI_COMM, ehv, comm_u64(comm));
+        raise_init();
     }
-    int rc = f(comm, errorcode);
-    depth[W_ERR]--;
-    return rc;
+    if (!empty)
+        run_hook(HOOK_INIT);
 }
 
-EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+void md_finalizing(void)
 {
-    static void *next;
-    return do_call_eh(NEXT(call_eh_fn, "MPI_Comm_call_errhandler", next), comm, errorcode);
+    if (empty)
+        return;
+    run_hook(HOOK_FINALIZE);
+    if (auto_events)
+        raise_fini();
 }
 
-EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+void md_created(int comm, int size)
 {
-    static void *next;
-    return do_call_eh(NEXT(call_eh_fn, "PMPI_Comm_call_errhandler", next), comm, errorcode);
+    raise_comm_created(size, md_out(comm));
+}
+
+void md_freeing(int comm)
+{
+    raise_u64(EV_COMM_FREED, md_out(comm));
+}
+
+void md_name_set(int comm)
+{
+    raise_u64(EV_COMM_NAME_SET, md_out(comm));
+}
+
+void md_errhandler(int comm, int code, int errhandler)
+{
+    raise_errhandler(code, MPI_T_BIND_MPI_COMM, errhandler ? md_out(errhandler) : 0, md_out(comm));
 }

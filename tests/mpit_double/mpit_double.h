@@ -25,7 +25,12 @@
  * session model, RMA-window events. Every other MPI function stays MPICH's;
  * MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Comm_dup, _dup_with_info,
  * _split, _create, _free, _set_name and MPI_Comm_call_errhandler (and their
- * PMPI_ names) are wrapped only to raise events around MPICH's own call.
+ * PMPI_ names) are wrapped to raise events around MPICH's own call, and
+ * they and the calls tracer makes (MPI_Comm_rank, _size, MPI_Send, _Recv,
+ * the collectives it uses) to speak, with MPIT_DOUBLE_DIALECT=ompi, Open
+ * MPI's dialect: pointer handles translated to MPICH's integers at the
+ * boundary (mpit_double.c's header says what that dialect covers). In the
+ * default dialect they pass everything through to MPICH untouched.
  *
  * Tests drive it either with the environment (see mpit_double.c's header:
  * MPIT_DOUBLE_SCRIPT, MPIT_DOUBLE_LOG, ...) or with the functions below,
