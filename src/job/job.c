@@ -1,4 +1,5 @@
-/* job.c - see job.h. Runs only inside MPI_Init and MPI_Finalize. */
+/* job.c - see job.h. Runs only inside MPI_Init and MPI_Finalize (the write
+ * at exit is job_exit.c's). */
 #define _GNU_SOURCE 1 /* asprintf */
 #include "job/job.h"
 

@@ -4,10 +4,14 @@
  * and claims the job's directory ($TRACER_OUTPUT, or a .1, .2 ... when it
  * already holds a trace) and tells the others; each traced rank moves its
  * journal there as journals/rank<N>.journal and journals its rank; every
- * rank measures its clock offset to rank 0. At MPI_Finalize the offsets are
- * measured again, every rank ends its recording (its journal is complete),
- * and, unless TRACER_WRITE_AT_END=0, the ranks write the job's archive
- * together (job_write.h); `tracer recover DIR` does the same offline.
+ * rank measures its clock offset to rank 0. At MPI_Finalize the offsets
+ * are measured again and, unless TRACER_WRITE_AT_END=0, the ranks agree on
+ * who writes the job's archive: by default (TRACER_JOB_WRITE=exit) every
+ * rank records on until it exits and the last rank out writes the archive
+ * from all journals (job_exit.h), so what MPI_Finalize and the exit raise
+ * is in it; with TRACER_JOB_WRITE=finalize every rank ends its recording
+ * there and the ranks write the archive together (job_write.h). `tracer
+ * recover DIR` does the same offline.
  *
  * Every rank takes part, traced or not (TRACER_RANKS), because the steps
  * are collective; tracer must be preloaded into all ranks of a job or none.
@@ -18,7 +22,9 @@
 
 /* After the real MPI_Init / MPI_Init_thread returned @rc. */
 void tr_job_after_init(int rc);
-/* Before the real MPI_Finalize. */
+/* Before the real MPI_Finalize: the second clock offsets, and the
+ * agreement on who writes the archive (the write itself, with
+ * TRACER_JOB_WRITE=finalize). */
 void tr_job_before_finalize(void);
 
 #endif
