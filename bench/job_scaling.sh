@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/job_scaling.sh [BUILD_DIR] [MAX_RANKS] - an MPI job's trace as ranks
-# grow: the time of MPI_Finalize (where the ranks end recording and write
-# the job's archive together), its phases as rank 0 saw them, the serial
-# merge of the same journals, the files of the archive, and the file-system
+# grow: the time of MPI_Finalize with TRACER_JOB_WRITE=finalize (where the
+# ranks end recording and write the job's archive together), its phases as
+# rank 0 saw them, the serial merge of the same journals, the whole job's
+# wall time with each TRACER_JOB_WRITE and the last rank's write at exit
+# (the default), the files of the archive, and the file-system
 # metadata operations on the trace directory (from strace when it is
 # installed, for up to 16 ranks). Ranks are oversubscribed on this
 # machine's cores. Prints a table; docs/scaling.md quotes it. Not a test.
@@ -30,9 +32,11 @@ echo "Phases of the write on rank 0 (TRACER_VERBOSE), ms: events (load, analyse,
 echo "event files, wait for the slowest), unify (reduction tree + broadcast of the definitions),"
 echo "local (its local definitions), global (properties, global definitions, anchor)."
 echo "serial merge: \`tracer recover\` of the same journals by one process."
+echo "job wall: mpiexec's whole run, s, with TRACER_JOB_WRITE=finalize and =exit (the default: the"
+echo "last rank to exit writes the archive; its write, ms, from TRACER_VERBOSE)."
 echo
-echo "| ranks | finalize untraced, s | finalize, no write, s | finalize with write, s | events, ms | unify, ms | local, ms | global, ms | serial merge, s | archive files | archive MiB | metadata ops on the trace dir |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| ranks | finalize untraced, s | finalize, no write, s | finalize with write, s | events, ms | unify, ms | local, ms | global, ms | serial merge, s | job wall, finalize, s | job wall, exit, s | exit write, ms | archive files | archive MiB | metadata ops on the trace dir |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for n in 1 2 4 8 16 32 64 128 256; do
   (( n <= max )) || break
   "$mpiexec" -n "$n" "$prog" "$events" >"$tmp/base$n"
@@ -44,18 +48,27 @@ for n in 1 2 4 8 16 32 64 128 256; do
   files=$(find "$out" -type f ! -path '*/journals/*' | wc -l)
   mib=$(du -sm --exclude=journals "$out" | cut -f1)
   rm -rf "$out"
-  TRACER_OUTPUT=$out TRACER_VERBOSE=1 "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >"$tmp/w$n" \
-    2>"$tmp/we$n"
+  t0=$(date +%s.%N)
+  TRACER_OUTPUT=$out TRACER_VERBOSE=1 TRACER_JOB_WRITE=finalize "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" \
+    "$events" >"$tmp/w$n" 2>"$tmp/we$n"
+  wall_fin=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
   phases=$(sed -n 's/.*ms: events \([0-9.]*\), unification \([0-9.]*\), local definitions \([0-9.]*\), global definitions \([0-9.]*\).*/\1 | \2 | \3 | \4/p' "$tmp/we$n")
+  rm -rf "$out"
+  t0=$(date +%s.%N)
+  TRACER_OUTPUT=$out TRACER_VERBOSE=1 "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >/dev/null \
+    2>"$tmp/xe$n"
+  wall_exit=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+  exit_ms=$(sed -n 's/.*the last to exit, in \([0-9.]*\) ms.*/\1/p' "$tmp/xe$n")
   rm -rf "$out"
   ops="-"
   if (( n <= 16 )) && command -v strace >/dev/null; then
-    TRACER_OUTPUT=$out strace -f -qq -o "$tmp/strace$n" \
+    TRACER_OUTPUT=$out TRACER_JOB_WRITE=finalize strace -f -qq -o "$tmp/strace$n" \
       -e trace=openat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir \
       "$mpiexec" -n "$n" env LD_PRELOAD="$lib" "$prog" "$events" >/dev/null
     ops=$(grep -c "$out" "$tmp/strace$n" || true)
     rm -rf "$out"
   fi
-  printf '| %s | %s | %s | %s | %s | %.3f | %s | %s | %s |\n' "$n" "$(slowest "$tmp/base$n")" "$(slowest "$tmp/nw$n")" \
-    "$(slowest "$tmp/w$n")" "${phases:-? | ? | ? | ?}" "$merge" "$files" "$mib" "$ops"
+  printf '| %s | %s | %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s |\n' "$n" "$(slowest "$tmp/base$n")" \
+    "$(slowest "$tmp/nw$n")" "$(slowest "$tmp/w$n")" "${phases:-? | ? | ? | ?}" "$merge" "$wall_fin" "$wall_exit" \
+    "${exit_ms:-?}" "$files" "$mib" "$ops"
 done
