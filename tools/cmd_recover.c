@@ -104,6 +104,12 @@ static void print_skipped(const tr_convert_report *r, int job)
                 (unsigned long long)r->skipped_bytes, job ? " of the ranks' journals" : "",
                 (unsigned long long)r->bad_frames,
                 !r->truncated ? "" : job ? ", a journal ends inside a frame" : ", the journal ends inside a frame");
+    /* Older events missing while newer ones are there (issue 18, B1): each
+     * gap is a MeasurementOnOff span on its thread; say so here too. */
+    if (r->missing_chunks)
+        fprintf(stderr, "tracer: recover: %llu chunk(s) of events missing from the journal; each gap is marked "
+                        "measurement off on its thread\n",
+                (unsigned long long)r->missing_chunks);
 }
 
 /* The marks ranks leave in DIR/journals when they count themselves out at
