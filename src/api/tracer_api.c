@@ -89,6 +89,7 @@ static inline int record(uint8_t type, uint8_t phase, tracer_region_t region, ui
     r->aux = 0;
     r->id = region;
     r->u[0] = value;
+    r->u[1] = r->u[2] = r->u[3] = 0; /* not left to a recycled chunk's old bytes */
     tr_buf_commit();
     return 0;
 }

@@ -418,11 +418,32 @@ uint32_t tr_buf_thread_count(void)
     return __atomic_load_n(&thread_count, __ATOMIC_RELAXED);
 }
 
+/* Records of @c committed after the journal's last look at it. */
+static uint64_t unwritten(tr_chunk *c)
+{
+    uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+    return n > c->flushed ? n - c->flushed : 0;
+}
+
 uint64_t tr_buf_refused_total(void)
 {
     uint64_t n = __atomic_load_n(&refused, __ATOMIC_RELAXED);
-    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered)
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         n += b->dropped;
+        /* A thread that reserved before tr_buf_stop and committed after the
+         * consumer's final flush: its record is in its chunk and never
+         * reaches the journal. (The consumer, gone, no longer writes
+         * flushed.) */
+        tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
+        if (tr_buf_is_current(b, c))
+            n += unwritten(c);
+    }
+    /* The same thread may have switched chunks for it: the one it pushed
+     * after the final drain is on the full stack, which nobody takes now. */
+    unsigned guard = 0;
+    for (tr_chunk *c = __atomic_load_n(&full_stack, __ATOMIC_ACQUIRE); c && guard < 1u << 21;
+         c = c->next_full, guard++)
+        n += unwritten(c);
     return n;
 }
 

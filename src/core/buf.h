@@ -182,7 +182,10 @@ static inline int tr_buf_is_current(const tr_tbuf *b, tr_chunk *c)
 tr_tbuf *tr_buf_registered(void);
 /* Number of registered thread buffers. */
 uint32_t tr_buf_thread_count(void);
-/* Records refused because recording had stopped, summed over threads. */
+/* Records that came too late for the journal, summed over threads: refused
+ * because recording had stopped, or reserved before tr_buf_stop and
+ * committed after the consumer's final flush (lost, so counted here). Call
+ * once the consumer is stopped: before, its pending records count too. */
 uint64_t tr_buf_refused_total(void);
 /* Bytes of the pool touched so far (its high-water mark). */
 uint64_t tr_buf_pool_bytes_used(void);

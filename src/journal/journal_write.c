@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -19,6 +20,11 @@ static int gone; /* could not be reopened: appends fail at once */
 /* The writer thread's own descriptor table holds the journal at this number
  * (tr_journal_own_table); -1 on every other thread. */
 static __thread int own_fd __attribute__((tls_model("initial-exec"))) = -1;
+/* Appends from the program's threads (names, the MPI_T catalogue, clock
+ * pairs) between their look at the descriptor and the end of their write:
+ * tr_journal_detach waits for them, so that no append ever writes to a
+ * number after it was closed and maybe given to another file. */
+static int appending;
 
 int tr_journal_open(int dirfd)
 {
@@ -95,12 +101,14 @@ int tr_journal_own_table(void)
     return 0;
 }
 
-int tr_journal_append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+static int append_checked(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
 {
-    if (own_fd >= 0) /* no one else can close it or put a file there */
-        return append_to(own_fd, h, type, payload, bytes);
     /* The check and the write are two calls: a program thread that swaps
      * the descriptor between them wins the race, but every append looks. */
+    if (__atomic_load_n(&journal.fd, __ATOMIC_SEQ_CST) < 0) { /* Dekker with tr_journal_detach */
+        errno = gone ? ESTALE : EBADF;
+        return -1;
+    }
     int fd = tr_fd_get(&journal);
     if (fd < 0 && __atomic_load_n(&journal.fd, __ATOMIC_ACQUIRE) < 0) {
         errno = gone ? ESTALE : EBADF;
@@ -109,6 +117,18 @@ int tr_journal_append(tr_frame_header *h, uint16_t type, const void *payload, ui
     if (fd < 0 && (fd = reopen()) < 0)
         return -1;
     return append_to(fd, h, type, payload, bytes);
+}
+
+int tr_journal_append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+{
+    if (own_fd >= 0) /* no one else can close it or put a file there */
+        return append_to(own_fd, h, type, payload, bytes);
+    __atomic_fetch_add(&appending, 1, __ATOMIC_SEQ_CST);
+    int rc = append_checked(h, type, payload, bytes);
+    int e = errno;
+    __atomic_fetch_sub(&appending, 1, __ATOMIC_RELEASE);
+    errno = e;
+    return rc;
 }
 
 int tr_journal_append_signal(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
@@ -128,8 +148,27 @@ void tr_journal_detach(tr_fd *out)
     pthread_mutex_lock(&reopen_lock);
     *out = journal;
     out->fd = tr_fd_get(&journal);
-    __atomic_store_n(&journal.fd, -1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&reopen_lock);
+    /* seq_cst: an append either sees -1 or is counted in appending below */
+    __atomic_store_n(&journal.fd, -1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&reopen_lock); /* an append in reopen() needs it */
+    /* Appends that looked before: out->fd is closed by the caller, and the
+     * number then may go to any file. Such an append is a name or a clock
+     * pair, microseconds; 2 s bounds a thread stopped inside one (a signal
+     * handler that ends the run on that very thread, a debugger). Then the
+     * number stays the journal's for ever (that append lands in the
+     * journal, after its end) and the caller gets a copy to read and
+     * close. */
+    struct timespec start, now, nap = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (__atomic_load_n(&appending, __ATOMIC_SEQ_CST)) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 2 || (now.tv_sec - start.tv_sec == 2 && now.tv_nsec >= start.tv_nsec)) {
+            if (out->fd >= 0)
+                out->fd = fcntl(out->fd, F_DUPFD_CLOEXEC, out->fd);
+            return;
+        }
+        nanosleep(&nap, 0);
+    }
 }
 
 /* No lock: a forked child calls it, and another thread may have held the

@@ -45,7 +45,10 @@ int tr_journal_is_open(void);
 
 /* Ends appending: the journal's descriptor moves to *@out (the caller reads
  * the journal through it and releases it with tr_fd_release); out->fd is -1
- * when the journal is gone. */
+ * when the journal is gone. Returns once no append from another thread is
+ * still writing (at most 2 s; past that, the old number is never closed
+ * and *@out holds a copy), so closing out->fd never lets a late append
+ * write into a file that reuses the number. */
 void tr_journal_detach(tr_fd *out);
 
 /* Ends appending and closes the journal (a descriptor that is no longer the

@@ -76,6 +76,10 @@ void tr_mpit_on_event(MPI_T_event_instance ev, MPI_T_event_registration handle, 
         r->time = now;
         r->type = TR_REC_MPIT_MORE;
         r->phase = TR_PHASE_POINT;
+        /* Unused here, and written all the same: a recycled chunk still
+         * holds its previous records, and the journal takes whole ones. */
+        r->sub = 0;
+        r->dev = r->dev2 = 0;
         r->aux = (uint32_t)k;
         r->id = reg->id;
         memcpy(r->u, &slots[at], TR_MPIT_MORE_SLOTS * sizeof *slots);
