@@ -72,6 +72,38 @@ def expected_marks(frames, intact):
     return {k: v for k, v in out.items() if v}
 
 
+def is_gap_marker(ev):
+    """A MeasurementOnOff without `lost`: chunks of this thread missing from
+    the journal between the events around it (issue 18, B1)."""
+    return isinstance(ev, otf2.events.MeasurementOnOff) and h.Trace.attr(ev, "lost") is None
+
+
+def gap_counts(t):
+    """{first mark value // 1e9 (the flood thread): OFF gap markers}."""
+    out = {}
+    for loc in t.cpu_threads():
+        evs = t.events.get(loc, [])
+        vals = [h.Trace.attr(ev, "value") for ev in evs if isinstance(ev, otf2.events.Enter)]
+        if vals:
+            out[vals[0] // 1000000000] = sum(
+                1 for ev in evs if is_gap_marker(ev)
+                and ev.measurement_mode == otf2.MeasurementMode.OFF)
+    return out
+
+
+def expected_gaps(frames, intact):
+    """{location: runs of seqs missing below its newest intact chunk}: each
+    is one measurement gap in the recovered trace."""
+    seqs = collections.defaultdict(set)
+    for f in frames:
+        if f.type == 2 and f.records and intact(f):
+            seqs[f.location].add(f.seq)
+    out = {}
+    for loc, have in seqs.items():
+        out[loc] = sum(1 for s in range(max(have)) if s not in have and (s == 0 or s - 1 in have))
+    return out
+
+
 def location_sequences(t):
     """[(location name, [(kind, name, value)])] without what the writer
     synthesizes at the end of a stream: incomplete Leaves, and a device's
@@ -89,6 +121,8 @@ def location_sequences(t):
                 if USER_REGION_RE.fullmatch(name):
                     name = None
                 seq.append((type(ev).__name__, name, h.Trace.attr(ev, "value")))
+            elif is_gap_marker(ev):
+                continue  # counted by gap_counts
             elif not isinstance(ev, (otf2.events.ProgramBegin, otf2.events.ProgramEnd)):
                 seq.append((type(ev).__name__, None, None))
         if seq and seq[-1][0] == "RmaWinDestroy":
@@ -193,6 +227,11 @@ def run_case(c, tmp, j, label, data, kind, intact):
             if vals:
                 have[vals[0] // 1000000000] = vals
         want_by_thread = {v[0] // 1000000000: v for v in want.values()}
+        gaps = expected_gaps(j.frames, intact)
+        want_gaps = {v[0] // 1000000000: gaps.get(loc, 0) for loc, v in want.items()}
+        have_gaps = gap_counts(t)
+        c.check(have_gaps == want_gaps, "%s: measurement gaps per thread %r, want %r (one per run "
+                "of chunks missing before an intact one)" % (what, have_gaps, want_gaps))
         c.check(have == want_by_thread, "%s: recovered marks are not exactly those of the "
                 "intact frames: threads %r with %r values, want %r with %r"
                 % (what, sorted(have), [len(v) for _, v in sorted(have.items())],

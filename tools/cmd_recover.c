@@ -93,17 +93,28 @@ static int by_rank_number(const struct dirent **a, const struct dirent **b)
     return (x > y) - (x < y);
 }
 
-/* At most one line: what OTF2 refused, else what damage was skipped. */
+/* At most one line: what OTF2 refused, else what damage was skipped (and
+ * what it cost: chunks missing between a thread's kept ones, each a
+ * measurement-off gap on its thread; issue 18, B1). */
 static void print_skipped(const tr_convert_report *r, int job)
 {
+    char missing[128] = "";
+    if (r->missing_chunks)
+        snprintf(missing, sizeof missing, "; %llu chunk(s) of events are missing, each gap marked measurement off",
+                 (unsigned long long)r->missing_chunks);
     if (r->warning[0])
         fprintf(stderr, "tracer: recover: %s\n", r->warning);
     else if (r->skipped_bytes || r->truncated)
         fprintf(stderr, "tracer: recover: skipped %llu damaged bytes%s (%llu damaged places%s); every intact frame "
-                        "was used\n",
+                        "was used%s\n",
                 (unsigned long long)r->skipped_bytes, job ? " of the ranks' journals" : "",
                 (unsigned long long)r->bad_frames,
-                !r->truncated ? "" : job ? ", a journal ends inside a frame" : ", the journal ends inside a frame");
+                !r->truncated ? "" : job ? ", a journal ends inside a frame" : ", the journal ends inside a frame",
+                missing);
+    else if (r->missing_chunks)
+        fprintf(stderr, "tracer: recover: %llu chunk(s) of events missing from the journal; each gap is marked "
+                        "measurement off on its thread\n",
+                (unsigned long long)r->missing_chunks);
 }
 
 /* The marks ranks leave in DIR/journals when they count themselves out at

@@ -132,9 +132,32 @@ void tr_buf_recycle(tr_chunk *c)
         __atomic_fetch_sub(&owner->held, 1, __ATOMIC_RELEASE);
 }
 
-static void push_full(tr_chunk *c)
+/* Test builds only (tests/unit, -DTR_BUF_TEST_HOOKS): stops a thread at a
+ * chosen instant of a chunk's hand-over, so a test can crash there. Never
+ * compiled into libtracer, and on slow paths only. */
+#ifdef TR_BUF_TEST_HOOKS
+void (*tr_buf_test_point)(int where);
+#define TEST_POINT(where) \
+    do { \
+        if (tr_buf_test_point) \
+            tr_buf_test_point(where); \
+    } while (0)
+#else
+#define TEST_POINT(where) ((void)0)
+#endif
+
+/* A chunk that stops being a thread's current one is FULL before it leaves
+ * cur (issue 18, B2): the crash path finds committed records in a CURRENT
+ * chunk through its owner's cur, in a FULL or TAKEN one through the pool,
+ * so at no instant is a chunk in neither place. */
+static void mark_full(tr_chunk *c)
 {
     __atomic_store_n(&c->state, TR_CHUNK_FULL, __ATOMIC_RELEASE);
+}
+
+static void push_full(tr_chunk *c)
+{
+    mark_full(c);
     tr_chunk *head = __atomic_load_n(&full_stack, __ATOMIC_RELAXED);
     do {
         c->next_full = head;
@@ -244,8 +267,10 @@ static tr_record *reserve_slow(tr_tbuf *b)
     if (old) {
         /* Hand the chunk over first: the consumer may need it back to give
          * this very thread (or another) a free one. */
+        mark_full(old);
         __atomic_store_n(&b->cur, (tr_chunk *)0, __ATOMIC_RELEASE);
         b->pos = (uint32_t)TR_CHUNK_RECORDS;
+        TEST_POINT(TR_BUF_TP_SWITCHED);
         push_full(old);
     }
     for (unsigned spins = 0;; spins++) {
@@ -399,8 +424,13 @@ uint32_t tr_buf_reclaim_idle(void)
                                         __ATOMIC_RELAXED);
             continue;
         }
+        /* Not busy, and its next reserve sees ASKED: the owner never writes
+         * into c again, whoever wins the exchange below (the owner, if it
+         * does, pushes c itself). FULL now, before the owner may forget it. */
+        mark_full(c);
         if (__atomic_compare_exchange_n(&b->switch_req, &ask, TR_SWITCH_TAKEN, 0, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
+            TEST_POINT(TR_BUF_TP_RECLAIMED);
             push_full(c);
             taken++;
         }

@@ -178,6 +178,13 @@ static inline int tr_buf_is_current(const tr_tbuf *b, tr_chunk *c)
     return c && __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == TR_CHUNK_CURRENT &&
            __atomic_load_n(&c->owner, __ATOMIC_RELAXED) == b;
 }
+#ifdef TR_BUF_TEST_HOOKS
+/* Test builds only: called at these instants (buf.c). */
+enum { TR_BUF_TP_SWITCHED = 1, /* reserve: the old chunk left cur, not yet on the full stack */
+       TR_BUF_TP_RECLAIMED };   /* reclaim_idle: an idle chunk taken, not yet on the full stack */
+extern void (*tr_buf_test_point)(int where);
+#endif
+
 /* First registered thread buffer; follow next_registered. */
 tr_tbuf *tr_buf_registered(void);
 /* Number of registered thread buffers. */

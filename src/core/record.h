@@ -26,7 +26,10 @@ enum tr_rec_type {
     TR_REC_TARGET_MAP,    /* id=target_id aux=nitems */
     TR_REC_USER_REGION,   /* id=tracer_region_t */
     TR_REC_USER_MARK,     /* id=tracer_region_t u0=value */
-    TR_REC_LOSS,          /* drop mode: u0=records lost, u1/u2=first/last lost (ticks) */
+    TR_REC_LOSS,          /* drop mode: u0=records lost, u1/u2=first/last lost (ticks).
+                           * Made by the journal reader at a gap in a thread's chunk seqs
+                           * (never by a producer): u0=0, u1=the last event before the gap,
+                           * u2=time, u3=chunks missing (their event count is unknown) */
     TR_REC_MPIT,          /* an MPI_T event instance: id=registration sub=source dev=event type
                            * dev2=TR_MPIT_F_* aux=payload slots u0=source tick u1..u3=slots 0..2 */
     TR_REC_MPIT_MORE,     /* the next 4 payload slots of the MPIT record before it: id=registration

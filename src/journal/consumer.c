@@ -259,12 +259,24 @@ static void drain_full(void)
 /* The committed prefix of each thread's current chunk: what a SIGKILL or an
  * _exit would otherwise take with it. Only this thread recycles chunks, so a
  * chunk read here stays valid even if its owner hands it over meanwhile;
- * one taken from its owner (tr_buf_reclaim_idle) is written by drain_full. */
+ * one taken from its owner (tr_buf_reclaim_idle) is written by drain_full.
+ *
+ * A thread's chunks go into the journal in seq order (issue 18, B1): a
+ * thread may have pushed its previous chunk since the last drain_full (while
+ * the interval hook ran, say) and started the one seen here. It pushes a
+ * chunk before it publishes the next as cur, so draining after reading cur
+ * (acquire) gets every older chunk out first; the chunk is written only if
+ * it is still that thread's current one with the same seq (else it was
+ * pushed, and drain_full wrote it in its turn). */
 static void flush_partial(void)
 {
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         tr_chunk *c = __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE);
-        if (tr_buf_is_current(b, c))
+        if (!tr_buf_is_current(b, c))
+            continue;
+        uint64_t seq = c->seq;
+        drain_full();
+        if (tr_buf_is_current(b, c) && c->seq == seq)
             write_chunk(c, __atomic_load_n(&c->count, __ATOMIC_ACQUIRE));
     }
     write_clock();

@@ -18,6 +18,7 @@ typedef struct tr_journal_stats {
     uint64_t frames, chunks, records;
     uint64_t skipped_bytes, bad_frames; /* damage */
     int truncated;                      /* ended inside a frame */
+    uint64_t missing_chunks;            /* tr_journal_load: seqs absent between a thread's chunks */
     int ended, crashed, crash_signal;
 } tr_journal_stats;
 

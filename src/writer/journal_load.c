@@ -299,6 +299,23 @@ const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t a
     return addr - v->base < v->size ? v : 0;
 }
 
+/* A thread's chunk seqs have no holes in a whole journal: the consumer
+ * writes each thread's chunks in order and every chunk it takes. A hole
+ * (the journal was cut, or a chunk damaged, after later chunks went in) is
+ * events lost, never silently: a measurement gap from the event before it
+ * to the event after it (the time is set when that one is known), counted
+ * in stats.missing_chunks. @before: the event before it (0: none). */
+static void mark_gap(tr_record *r, uint64_t chunks, uint64_t before)
+{
+    *r = (tr_record){.time = 0, .type = TR_REC_LOSS, .phase = TR_PHASE_POINT, .u = {0, before, before, chunks}};
+}
+
+/* A gap whose end is not known yet (no event after it so far). */
+static int is_open_gap(const tr_record *r)
+{
+    return r->type == TR_REC_LOSS && r->u[3] && !r->time;
+}
+
 static int by_location_seq(const void *a, const void *b)
 {
     const piece *x = a, *y = b;
@@ -413,18 +430,30 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
         for (; j < ctx.npieces && ctx.pieces[j].location == ctx.pieces[i].location; j++)
             if (j == i || ctx.pieces[j].seq != ctx.pieces[j - 1].seq)
                 total += ctx.pieces[j].records;
-        tr_record *rec = malloc(total * sizeof *rec);
+        /* + one gap record per piece at most (see mark_gap) */
+        tr_record *rec = malloc((total + (j - i)) * sizeof *rec);
         if (!rec) {
             rc = -1;
             break;
         }
         size_t at = 0;
+        uint64_t next_seq = 0; /* the seq that should come next */
         for (size_t k = i; k < j; k++) {
             piece *pc = &ctx.pieces[k];
             if (k != i && pc->seq == ctx.pieces[k - 1].seq) {
                 free(pc->data);
                 pc->data = 0;
                 continue;
+            }
+            if (pc->seq > next_seq) {
+                jd->stats.missing_chunks += pc->seq - next_seq;
+                if (at && is_open_gap(&rec[at - 1]))
+                    rec[at - 1].u[3] += pc->seq - next_seq; /* a damaged chunk right after a gap */
+                else {
+                    mark_gap(&rec[at], pc->seq - next_seq, at ? rec[at - 1].time : 0);
+                    at++;
+                }
+                next_seq = pc->seq;
             }
             size_t want = pc->records * sizeof *rec;
             if (pc->zstd) {
@@ -439,10 +468,21 @@ int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t err
             } else {
                 memcpy(rec + at, pc->data, want);
             }
+            if (at && is_open_gap(&rec[at - 1])) {
+                /* A gap ends at the first event after it; one before the
+                 * first event of the thread begins there too. */
+                tr_record *g = &rec[at - 1];
+                g->time = rec[at].time;
+                if (!g->u[1])
+                    g->u[1] = g->u[2] = g->time;
+            }
+            next_seq = pc->seq + 1;
             free(pc->data); /* as soon as it is in the stream */
             pc->data = 0;
             at += pc->records;
         }
+        if (at && is_open_gap(&rec[at - 1]) && !rec[at - 1].u[1])
+            at--; /* no event on either side to place it at: counted only */
         /* A location's stamps must not go back: OTF2 refuses such an event
          * (and the writer would lose it), so a stamp earlier than the one
          * before it (a loss record of an older journal stamped after the

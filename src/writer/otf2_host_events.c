@@ -286,9 +286,12 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         }
         case TR_REC_LOSS:
             /* Drop mode: the measurement was off from the first to the last
-             * dropped event; the gap says how many were lost. */
-            tr_defs_attr(c.al, TR_ATTR_LOST, r->u[0]);
-            OTF2_EvtWriter_MeasurementOnOff(c.ew, c.al, r->u[1], OTF2_MEASUREMENT_OFF);
+             * dropped event; the gap says how many were lost. Chunks missing
+             * from the journal (u3, see record.h): off from the event before
+             * them to the event after them, without `lost` (not known). */
+            if (!r->u[3])
+                tr_defs_attr(c.al, TR_ATTR_LOST, r->u[0]);
+            OTF2_EvtWriter_MeasurementOnOff(c.ew, r->u[3] ? 0 : c.al, r->u[1], OTF2_MEASUREMENT_OFF);
             OTF2_EvtWriter_MeasurementOnOff(c.ew, 0, r->time, OTF2_MEASUREMENT_ON);
             w->lost += r->u[0];
             break;

@@ -107,6 +107,7 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
         const tr_journal_data *jd = w.jd;
         r->skipped_bytes = jd->stats.skipped_bytes;
         r->bad_frames = jd->stats.bad_frames;
+        r->missing_chunks = jd->stats.missing_chunks;
         r->truncated = jd->stats.truncated;
         r->ended = jd->ended;
         r->crashed = jd->crashed;

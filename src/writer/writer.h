@@ -9,6 +9,7 @@
 typedef struct tr_convert_report {
     uint64_t events, records, locations, devices, lost;
     uint64_t skipped_bytes, bad_frames;
+    uint64_t missing_chunks; /* tr_writer_convert: chunks absent from the journal (a gap in a thread) */
     int truncated, ended, crashed, crash_signal;
     char error[512]; /* set when the conversion failed */
     char warning[512]; /* set when OTF2 refused something but the archive was written */
