@@ -16,6 +16,7 @@
  * Prints one line per check and exits 1 if any fails. */
 #define _GNU_SOURCE 1
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -64,11 +65,28 @@ static void record(void)
     tr_buf_commit();
 }
 
-static char dir[64];
+static char dir[96]; /* the paths built from it are 128 bytes */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* The previous case's directory goes once it passed; after a failure it
+ * stays for a look (its path was printed). */
+static void remove_dir(void)
+{
+    if (dir[0] && !failures)
+        nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    dir[0] = 0;
+}
 
 static void open_journal(const char *name)
 {
-    snprintf(dir, sizeof dir, "/tmp/tr-chunk-order-XXXXXX");
+    remove_dir();
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/tr-chunk-order-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         exit(1);
@@ -378,5 +396,6 @@ int main(void)
     test_switch();
     tr_buf_start(); /* the crash stopped recording */
     test_reclaim();
+    remove_dir();
     return failures ? 1 : 0;
 }

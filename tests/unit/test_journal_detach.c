@@ -94,7 +94,9 @@ static off_t size_of(const char *path)
 static int run(const char *mode)
 {
     int stuck = !strcmp(mode, "stuck");
-    char dir[] = "/tmp/tracer-detach-XXXXXX";
+    char dir[200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/tracer-detach-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir))
         return perror("mkdtemp"), 1;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);

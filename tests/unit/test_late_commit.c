@@ -60,7 +60,9 @@ static void put(tr_record *r, uint64_t i)
 
 int main(void)
 {
-    char dir[] = "/tmp/tracer-late-commit-XXXXXX";
+    char dir[200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/tracer-late-commit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
