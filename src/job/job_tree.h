@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "job/mpi_world.h"
-#include "writer/blob.h"
+#include "common/blob.h"
 
 typedef struct tr_job_comm {
     const tr_mpi_world *w;

@@ -20,7 +20,7 @@
 #include "core/unload.h"
 #include "journal/journal_write.h"
 #include "journal/symbols.h"
-#include "writer/u64map.h"
+#include "common/u64map.h"
 
 static uint64_t interval_ns;
 static pthread_t thread;

@@ -10,7 +10,7 @@
 #ifndef TR_WRITER_DEFS_CODEC_H
 #define TR_WRITER_DEFS_CODEC_H
 
-#include "writer/blob.h"
+#include "common/blob.h"
 #include "writer/writer_internal.h"
 
 /* Appends @d to @b. */

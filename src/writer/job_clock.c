@@ -24,7 +24,7 @@ static int by_local_time(const void *a, const void *b)
 
 int tr_job_clock_points(tr_writer *w)
 {
-    const tr_journal_data *jd = w->jd;
+    const tr_journal_data *jd = w->m.jd;
     free(w->clock);
     w->clock = 0;
     w->nclock = 0;
@@ -54,7 +54,7 @@ int tr_job_clock_points(tr_writer *w)
      * it holds from there to the rank's end. */
     if (w->nclock == 1) {
         tr_clock_point p = w->clock[0];
-        p.time = w->t_max > p.time ? w->t_max : p.time + 1;
+        p.time = w->m.t_max > p.time ? w->m.t_max : p.time + 1;
         w->clock[w->nclock++] = p;
     }
     return 0;

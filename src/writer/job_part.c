@@ -34,7 +34,7 @@ tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, s
     }
     tr_defs_init(&p->defs, 1);
     int rc = tr_unit_open(&p->w, &p->defs, journal, err, errlen);
-    if (rc >= 0 && !p->w.jd->has_mpi_rank) {
+    if (rc >= 0 && !p->w.m.jd->has_mpi_rank) {
         snprintf(err, errlen, "%s names no MPI rank (no MPI_RANK frame): not a rank of an MPI job", journal);
         rc = -1;
     }
@@ -42,11 +42,11 @@ tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, s
         tr_job_part_free(p);
         return 0;
     }
-    p->w.rank = p->w.jd->mpi_rank.rank;
+    p->w.rank = p->w.m.jd->mpi_rank.rank;
     p->empty = rc == 1;
     p->with_config = with_config;
     if (p->empty) {
-        if (tr_describe_empty(p->w.jd, p->w.rank, with_config, &p->desc)) {
+        if (tr_describe_empty(p->w.m.jd, p->w.rank, with_config, &p->desc)) {
             snprintf(err, errlen, "out of memory");
             tr_job_part_free(p);
             return 0;
@@ -62,15 +62,15 @@ tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, s
     return p;
 }
 
-int32_t tr_job_part_rank(const tr_job_part *p) { return p->w.jd->mpi_rank.rank; }
-int32_t tr_job_part_size(const tr_job_part *p) { return p->w.jd->mpi_rank.size; }
-const char *tr_job_part_hostname(const tr_job_part *p) { return p->w.jd->hostname; }
+int32_t tr_job_part_rank(const tr_job_part *p) { return p->w.m.jd->mpi_rank.rank; }
+int32_t tr_job_part_size(const tr_job_part *p) { return p->w.m.jd->mpi_rank.size; }
+const char *tr_job_part_hostname(const tr_job_part *p) { return p->w.m.jd->hostname; }
 
 void tr_job_part_counts(const tr_job_part *p, uint64_t counts[3])
 {
     counts[0] = p->empty ? 0 : p->w.nlocations;
-    counts[1] = p->empty ? 0 : 1 + p->w.ndevices;
-    counts[2] = p->empty ? 0 : p->w.ndevices;
+    counts[1] = p->empty ? 0 : 1 + p->w.m.ndevices;
+    counts[2] = p->empty ? 0 : p->w.m.ndevices;
 }
 
 int tr_job_part_write_events(tr_job_part *p, OTF2_Archive *ar, const uint64_t bases[3], char *err, size_t errlen)

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "writer/blob.h"
+#include "common/blob.h"
 #include "writer/writer.h"
 
 typedef struct tr_job_part tr_job_part;

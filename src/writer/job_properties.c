@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "writer/writer.h"
 #include "writer/writer_internal.h"
 
 typedef struct text {

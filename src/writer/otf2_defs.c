@@ -202,7 +202,7 @@ uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr)
     if (tr_u64map_get(&w->region_keys, k, &v))
         return (uint32_t)v;
     const char *canonical = target_kind_name(kind);
-    const tr_jsymbol *sym = tr_journal_find_symbol(w->jd, codeptr);
+    const tr_jsymbol *sym = tr_journal_find_symbol(w->m.jd, codeptr);
     struct {
         const char *function, *file;
         int line;
@@ -256,7 +256,7 @@ uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype)
 
 uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr)
 {
-    const tr_jsymbol *js = tr_journal_find_symbol(w->jd, target_codeptr);
+    const tr_jsymbol *js = tr_journal_find_symbol(w->m.jd, target_codeptr);
     const char *sym = js ? js->kernel : 0;
     struct {
         const char *file;
@@ -286,7 +286,7 @@ uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type)
 
 uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark)
 {
-    const char *name = tr_journal_user_name(w->jd, id & 0x7fffffffu);
+    const char *name = tr_journal_user_name(w->m.jd, id & 0x7fffffffu);
     char unknown[64];
     if (!name) {
         snprintf(unknown, sizeof unknown, "user region %u", id);

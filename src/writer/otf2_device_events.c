@@ -43,13 +43,13 @@ static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_devic
         break;
     case TR_REC_DEVICE_INIT:
         tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
-        if (tr_journal_text(w->jd, r->u[0]))
-            attr_string(w, al, TR_ATTR_DEVICE_TYPE, tr_journal_text(w->jd, r->u[0]));
+        if (tr_journal_text(w->m.jd, r->u[0]))
+            attr_string(w, al, TR_ATTR_DEVICE_TYPE, tr_journal_text(w->m.jd, r->u[0]));
         break;
     case TR_REC_DEVICE_LOAD:
         tr_defs_attr(al, TR_ATTR_MODULE_ID, r->id);
-        if (tr_journal_text(w->jd, r->u[0]))
-            attr_string(w, al, TR_ATTR_FILE, tr_journal_text(w->jd, r->u[0]));
+        if (tr_journal_text(w->m.jd, r->u[0]))
+            attr_string(w, al, TR_ATTR_FILE, tr_journal_text(w->m.jd, r->u[0]));
         tr_defs_attr(al, TR_ATTR_HOST_ADDR, r->u[1]);
         tr_defs_attr(al, TR_ATTR_BYTES, r->u[2]);
         tr_defs_attr(al, TR_ATTR_DEVICE_ADDR, r->u[3]);
@@ -65,9 +65,9 @@ static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_devic
 
 int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents)
 {
-    tr_device *d = &w->devices[device];
+    tr_device *d = &w->m.devices[device];
     OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, w->loc_base + d->first_location + lane);
-    OTF2_RmaWinRef win = (OTF2_RmaWinRef)(w->win_base + device);
+    OTF2_RmaWinRef win = (OTF2_RmaWinRef)tr_rma_window(w->win_base, device);
     OTF2_AttributeList *al = OTF2_AttributeList_New();
     size_t n = 0, cap = 2 * d->nitems + (lane == 0 ? d->nmetrics : 0) + 1;
     lane_event *ev = malloc(cap * sizeof *ev);
@@ -95,7 +95,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
         qsort(ev, n, sizeof *ev, by_time_kind);
 
     if (lane == 0)
-        OTF2_EvtWriter_RmaWinCreate(ew, 0, w->t_min, win);
+        OTF2_EvtWriter_RmaWinCreate(ew, 0, w->m.t_min, win);
     for (size_t i = 0; i < n; i++) {
         const tr_dev_item *it = ev[i].kind == EV_METRIC ? 0 : &d->items[ev[i].index];
         switch (ev[i].kind) {
@@ -126,7 +126,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
         }
     }
     if (lane == 0)
-        OTF2_EvtWriter_RmaWinDestroy(ew, 0, w->t_max, win);
+        OTF2_EvtWriter_RmaWinDestroy(ew, 0, w->m.t_max, win);
     free(ev);
     OTF2_EvtWriter_GetNumberOfEvents(ew, nevents);
     OTF2_AttributeList_Delete(al);

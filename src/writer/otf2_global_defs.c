@@ -215,7 +215,7 @@ static uint32_t write_rma_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, ui
     for (size_t u = 0; u < g->nparts; u++) {
         const tr_rank_desc *w = g->parts[u];
         for (size_t k = 0; k < w->ndevices; k++) {
-            uint32_t n = w->nstreams, win = w->win_base + (uint32_t)k;
+            uint32_t n = w->nstreams, win = tr_rma_window(w->win_base, k);
             for (uint32_t i = 0; i < n; i++)
                 members[i] = w->loc_base + i;
             members[n] = w->loc_base + w->devices[k].first_location;

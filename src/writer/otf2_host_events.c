@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "journal/data_op.h"
 #include "writer/host_events.h"
 
 typedef tr_open_region open_region;
@@ -44,7 +45,7 @@ void tr_host_leave(tr_host_ctx *c, const tr_open_region *o, uint64_t t, int inco
         if (own)
             c->w->runtime_open++;
         else
-            c->w->incomplete++;
+            c->w->m.incomplete++;
     }
     OTF2_EvtWriter_Leave(c->ew, c->al, t, o->region);
 }
@@ -86,15 +87,15 @@ static int close_region(host_ctx *c, uint8_t type, uint64_t id, uint64_t t)
     return tr_host_close(c, type, 0, id, t);
 }
 
-/* Each journal's devices have their own windows, from win_base on. */
+/* The window of device number @device, -1 when it is not one of this journal's. */
 static int32_t rma_window(tr_writer *w, int device)
 {
-    tr_device *d = tr_model_device(w, device);
-    return d ? (int32_t)(w->win_base + (uint32_t)(d - w->devices)) : -1;
+    tr_device *d = tr_model_device(&w->m, device);
+    return d ? (int32_t)tr_rma_window(w->win_base, (size_t)(d - w->m.devices)) : -1;
 }
 
 /* Rank of the device stream in its window's communicator: it is last. */
-static uint32_t rma_remote(tr_writer *w) { return (uint32_t)w->data.nstreams; }
+static uint32_t rma_remote(tr_writer *w) { return (uint32_t)w->m.data.nstreams; }
 
 static void link_events_after(host_ctx *c, uint64_t op_id, uint64_t t);
 
@@ -104,7 +105,7 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     uint32_t region = tr_defs_region_data_op(w, r->sub);
     uint64_t bytes = end ? end->u[3] : r->u[3];
     uint64_t known;
-    if (tr_optype_is_delete(r->sub) && !bytes && tr_u64map_get(&w->delete_bytes, r->id, &known))
+    if (tr_optype_is_delete(r->sub) && !bytes && tr_u64map_get(&w->m.delete_bytes, r->id, &known))
         bytes = known;
     attr_u64(c, TR_ATTR_OPTYPE, r->sub);
     attr_u64(c, TR_ATTR_TARGET_ID, r->u[0]);
@@ -117,10 +118,10 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     if (end && end->u[0])
         attr_u64(c, TR_ATTR_CODEPTR, end->u[0]);
     /* The host side of the op, named when it is a global variable. */
-    uint64_t host = tr_optype_is_from_device(r->sub) ? r->u[2] : tr_optype_is_delete(r->sub) ? 0 : r->u[1];
+    uint64_t host = tr_data_op_host_addr(r);
     if (tr_optype_is_delete(r->sub))
-        tr_u64map_get(&w->delete_host, r->id, &host);
-    const tr_jvariable *var = host ? tr_journal_variable_at(w->jd, host) : 0;
+        tr_u64map_get(&w->m.delete_host, r->id, &host);
+    const tr_jvariable *var = host ? tr_journal_variable_at(w->m.jd, host) : 0;
     if (var)
         tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, var->name);
     OTF2_EvtWriter_Enter(c->ew, c->al, r->time, region);
@@ -172,12 +173,12 @@ static void link_event(host_ctx *c, const tr_link_map *m, const char *what, uint
 static void link_events_after(host_ctx *c, uint64_t op_id, uint64_t t)
 {
     uint64_t k;
-    if (!op_id || !c->w->links.n)
+    if (!op_id || !c->w->m.links.n)
         return;
-    if (tr_u64map_get(&c->w->links.by_alloc_op, op_id, &k))
-        link_event(c, &c->w->links.maps[k], "link map", t, 0);
-    if (tr_u64map_get(&c->w->links.by_delete_op, op_id, &k))
-        link_event(c, &c->w->links.maps[k], "link unmap", t, 0);
+    if (tr_u64map_get(&c->w->m.links.by_alloc_op, op_id, &k))
+        link_event(c, &c->w->m.links.maps[k], "link map", t, 0);
+    if (tr_u64map_get(&c->w->m.links.by_delete_op, op_id, &k))
+        link_event(c, &c->w->m.links.maps[k], "link unmap", t, 0);
 }
 
 static void write_target(host_ctx *c, const tr_record *r)
@@ -197,23 +198,23 @@ static void write_target(host_ctx *c, const tr_record *r)
 static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
 {
     char buf[8192];
-    size_t n = w->jd->cmdline ? w->jd->cmdline_len : 0;
+    size_t n = w->m.jd->cmdline ? w->m.jd->cmdline_len : 0;
     if (n > sizeof buf - 1)
         n = sizeof buf - 1;
     if (n)
-        memcpy(buf, w->jd->cmdline, n);
+        memcpy(buf, w->m.jd->cmdline, n);
     buf[n] = 0;
     OTF2_StringRef args[64];
     uint32_t nargs = 0;
     OTF2_StringRef name = tr_defs_string(w, n ? buf : "unknown");
     for (size_t i = strlen(buf) + 1; i < n && nargs < 64; i += strlen(buf + i) + 1)
         args[nargs++] = tr_defs_string(w, buf + i);
-    OTF2_EvtWriter_ProgramBegin(ew, 0, w->t_min, name, nargs, args);
+    OTF2_EvtWriter_ProgramBegin(ew, 0, w->m.t_min, name, nargs, args);
 }
 
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents)
 {
-    const tr_stream *st = &w->data.streams[stream];
+    const tr_stream *st = &w->m.data.streams[stream];
     host_ctx c = {.w = w, .ew = OTF2_Archive_GetEvtWriter(ar, tr_host_location(w, stream)),
                   .al = OTF2_AttributeList_New(), .stream = stream};
     if (!c.ew || !c.al || tr_omp_host_init(&c)) {
@@ -222,7 +223,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         tr_omp_host_free(&c);
         return -1;
     }
-    int omp = w->omp.has_omp[stream];
+    int omp = w->m.omp.has_omp[stream];
     /* Data-op ends follow their begins closely; index them so the Enter can
      * carry what only the end reports (the address an alloc produced). */
     tr_u64map ends = {0};
@@ -241,7 +242,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         case TR_REC_TARGET:
             if (r->phase == TR_PHASE_END) {
                 if (!close_region(&c, TR_REC_TARGET, r->id, r->time))
-                    w->stray_ends++;
+                    w->m.stray_ends++;
             } else {
                 write_target(&c, r);
             }
@@ -249,7 +250,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         case TR_REC_DATA_OP:
             if (r->phase == TR_PHASE_END) {
                 if (!close_region(&c, TR_REC_DATA_OP, r->id, r->time))
-                    w->stray_ends++;
+                    w->m.stray_ends++;
                 else
                     link_events_after(&c, r->id, r->time);
             } else {
@@ -263,7 +264,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
                 tr_host_push(&c, (open_region){.type = TR_REC_USER_REGION, .id = r->id, .region = region,
                                                .rma_win = -1});
             } else if (!close_region(&c, TR_REC_USER_REGION, r->id, r->time)) {
-                w->stray_ends++;
+                w->m.stray_ends++;
             }
             break;
         }
@@ -280,7 +281,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
                 OTF2_EvtWriter_Enter(c.ew, 0, r->time, region);
                 tr_host_push(&c, (open_region){.type = TR_REC_MPI_CALL, .id = r->id, .region = region, .rma_win = -1});
             } else if (!close_region(&c, TR_REC_MPI_CALL, r->id, r->time)) {
-                w->stray_ends++;
+                w->m.stray_ends++;
             }
             break;
         }
@@ -308,8 +309,8 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
      * before the last record): before anything written at the end (an idle
      * state closed, a mapping undone), whose later stamp OTF2 would make it
      * refuse the loss. */
-    for (uint32_t i = 0; i < w->jd->nlosses; i++) {
-        const tr_jloss *l = &w->jd->losses[i];
+    for (uint32_t i = 0; i < w->m.jd->nlosses; i++) {
+        const tr_jloss *l = &w->m.jd->losses[i];
         if (l->location != st->index || !l->count)
             continue;
         tr_defs_attr(c.al, TR_ATTR_LOST, l->count);
@@ -321,16 +322,16 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
     if (omp)
         tr_omp_host_finish(&c);
     /* Mappings the run never undid end with it, marked. */
-    for (uint32_t k = 0; k < w->links.n; k++)
-        if (!w->links.maps[k].unmap_op && w->links.maps[k].stream == stream)
-            link_event(&c, &w->links.maps[k], "link unmap", w->t_max, 1);
+    for (uint32_t k = 0; k < w->m.links.n; k++)
+        if (!w->m.links.maps[k].unmap_op && w->m.links.maps[k].stream == stream)
+            link_event(&c, &w->m.links.maps[k], "link unmap", w->m.t_max, 1);
     while (c.depth)
-        tr_host_pop(&c, w->t_max, 1);
+        tr_host_pop(&c, w->m.t_max, 1);
     if (omp)
         tr_omp_host_final_metrics(&c);
     if (stream == 0)
-        OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->t_max,
-                                  w->jd->end.has_status ? w->jd->end.status : OTF2_UNDEFINED_INT64);
+        OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->m.t_max,
+                                  w->m.jd->end.has_status ? w->m.jd->end.status : OTF2_UNDEFINED_INT64);
 
     tr_u64map_free(&ends);
     tr_omp_host_free(&c);

@@ -132,7 +132,7 @@ static uint32_t region_construct(tr_host_ctx *c, enum construct k, uint64_t code
         return (uint32_t)v;
     /* A host construct's codeptr: its function, file and line (the kernel
      * fields of a symbol belong to target constructs). */
-    const tr_jsymbol *sym = codeptr ? tr_journal_find_symbol(w->jd, codeptr) : 0;
+    const tr_jsymbol *sym = codeptr ? tr_journal_find_symbol(w->m.jd, codeptr) : 0;
     const char *canonical = constructs[k].name, *file = sym ? sym->file : 0;
     int line = sym ? sym->line : 0;
     char name[512];
@@ -250,7 +250,7 @@ static void settle(tr_host_ctx *c, uint64_t t)
 static void unmatched_end(tr_host_ctx *c, uint64_t parallel_id)
 {
     if (!tr_u64map_get(&c->omp.clipped, parallel_id, 0) && c->ew)
-        c->w->stray_ends++;
+        c->w->m.stray_ends++;
 }
 
 /* A worker whose team has ended leaves its implicit task at the team's end
@@ -270,14 +270,14 @@ static void close_ended_teams(tr_host_ctx *c, uint64_t now)
         if (i == 0)
             return;
         uint64_t id = c->stack[i - 1].id;
-        const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, id);
+        const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, id);
         if (!p || p->stream == c->stream || p->team_end == UINT64_MAX || p->team_end >= now)
             return;
         uint64_t t = p->team_end > c->last_time ? p->team_end : c->last_time;
         /* Nothing is written inside a gap: a team that ended in the loss
          * the run ended with ends where that gap does, at the end. */
         if (c->final_gap && t >= c->final_gap)
-            t = c->w->t_max;
+            t = c->w->m.t_max;
         while (c->depth > i)
             tr_host_pop(c, t, !is_complete_at_team_end(top(c)));
         tr_host_pop(c, t, 0);
@@ -377,7 +377,7 @@ static void user_implicit_task(tr_host_ctx *c, const tr_record *r)
      * its team's `teams` region, ended like a parallel region's. */
     if ((r->dev & ompt_task_initial) && !r->id)
         return;
-    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, r->id);
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, r->id);
     if (r->phase == TR_PHASE_BEGIN) {
         if (top_is(c, OK_OVERHEAD, r->id))
             tr_host_pop(c, r->time, 0); /* the fork is done */
@@ -417,7 +417,7 @@ static void repair_lost_team(tr_host_ctx *c, const tr_record *r)
     if (!r->id || r->phase != TR_PHASE_BEGIN || tr_host_find(c, TR_REC_OMP, OK_PARALLEL, r->id) ||
         tr_u64map_get(&c->omp.clipped, r->id, 0))
         return;
-    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, r->id);
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, r->id);
     if (!p || (p->team_end != UINT64_MAX && p->team_end <= r->time))
         return;
     if (top_is(c, OK_OVERHEAD, r->id))
@@ -449,7 +449,7 @@ static void user_task_schedule(tr_host_ctx *c, const tr_record *r)
     if (r->dev != ompt_task_yield && r->dev != ompt_task_switch && r->id)
         tr_host_close(c, TR_REC_OMP, OK_TASK, r->id, r->time);
     uint64_t next = r->u[0], codeptr;
-    if (!tr_omp_model_task(&c->w->omp, next, &codeptr) || tr_host_find(c, TR_REC_OMP, OK_TASK, next))
+    if (!tr_omp_model_task(&c->w->m.omp, next, &codeptr) || tr_host_find(c, TR_REC_OMP, OK_TASK, next))
         return;
     prepare(c, r->time);
     uint32_t region = region_construct(c, C_TASK, codeptr);
@@ -461,7 +461,7 @@ static void user_task_schedule(tr_host_ctx *c, const tr_record *r)
 
 static uint64_t parallel_codeptr(const tr_host_ctx *c, uint64_t parallel_id)
 {
-    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, parallel_id);
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, parallel_id);
     return p ? p->codeptr : 0;
 }
 
@@ -531,7 +531,7 @@ static void user_finish(tr_host_ctx *c)
     close_ended_teams(c, UINT64_MAX);
     /* Idle until the end is no end missing: it needs none. */
     if (top_is(c, OK_IDLE, 0))
-        tr_host_pop(c, c->w->t_max, 0);
+        tr_host_pop(c, c->w->m.t_max, 0);
 }
 
 /* ---- machine mode ------------------------------------------------------ */
@@ -572,7 +572,7 @@ static void machine_record(tr_host_ctx *c, const tr_record *r)
     }
     size_t i = tr_host_find(c, TR_REC_OMP, kind, r->id);
     if (!i) {
-        c->w->stray_ends++;
+        c->w->m.stray_ends++;
         return;
     }
     while (c->depth > i)
@@ -587,7 +587,7 @@ static void machine_record(tr_host_ctx *c, const tr_record *r)
 
 /* ---- per location ------------------------------------------------------ */
 
-static int machine(const tr_host_ctx *c) { return c->w->omp.mode == TR_OMP_MACHINE; }
+static int machine(const tr_host_ctx *c) { return c->w->m.omp.mode == TR_OMP_MACHINE; }
 
 int tr_omp_runtime_region(const tr_host_ctx *c, const tr_open_region *o)
 {
@@ -606,13 +606,13 @@ int tr_omp_runtime_region(const tr_host_ctx *c, const tr_open_region *o)
     if (k != OK_PARALLEL && k != OK_OVERHEAD && k != OK_WORK && k != OK_MASKED && k != OK_WAIT &&
         k != OK_REDUCTION)
         return 0;
-    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->omp, o->id);
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, o->id);
     return p && p->runtime;
 }
 
 int tr_omp_host_init(tr_host_ctx *c)
 {
-    if (!machine(c) || !c->w->omp.has_omp || !c->w->omp.has_omp[c->stream])
+    if (!machine(c) || !c->w->m.omp.has_omp || !c->w->m.omp.has_omp[c->stream])
         return 0;
     c->omp.dry = calloc(1, sizeof *c->omp.dry);
     if (!c->omp.dry)
@@ -656,7 +656,7 @@ void tr_omp_host_finish(tr_host_ctx *c)
         tr_host_ctx *d = c->omp.dry;
         user_finish(d);
         while (d->depth)
-            tr_host_pop(d, c->w->t_max, 1);
+            tr_host_pop(d, c->w->m.t_max, 1);
     }
 }
 
@@ -665,7 +665,7 @@ void tr_omp_host_final_metrics(tr_host_ctx *c)
     const tr_host_ctx *src = machine(c) ? c->omp.dry : c;
     if (!src)
         return;
-    write_metrics(c, c->w->t_max, src->omp.work, src->omp.wait);
+    write_metrics(c, c->w->m.t_max, src->omp.work, src->omp.wait);
 }
 
 void tr_omp_host_free(tr_host_ctx *c)

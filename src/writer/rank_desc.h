@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "writer/blob.h"
+#include "common/blob.h"
 
 typedef struct tr_desc_device {
     int32_t num;             /* OpenMP device number */

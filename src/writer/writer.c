@@ -27,7 +27,7 @@ static void run_end_property(OTF2_Archive *ar, const tr_journal_data *jd)
 
 static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
 {
-    const tr_journal_data *jd = w->jd;
+    const tr_journal_data *jd = w->m.jd;
     OTF2_Archive *ar = tr_archive_open(dir, jd->hostname);
     if (!ar)
         return -1;
@@ -103,8 +103,8 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
     tr_defs_init(&defs, 0);
     tr_writer w;
     int rc = tr_unit_open(&w, &defs, journal, r->error, sizeof r->error);
-    if (w.jd) {
-        const tr_journal_data *jd = w.jd;
+    if (w.m.jd) {
+        const tr_journal_data *jd = w.m.jd;
         r->skipped_bytes = jd->stats.skipped_bytes;
         r->bad_frames = jd->stats.bad_frames;
         r->missing_chunks = jd->stats.missing_chunks;
@@ -112,7 +112,7 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
         r->ended = jd->ended;
         r->crashed = jd->crashed;
         r->crash_signal = jd->crash_signal;
-        r->records = w.data.records;
+        r->records = w.m.data.records;
     }
     if (rc == 1) {
         snprintf(r->error, sizeof r->error, "the journal holds no events");
@@ -123,8 +123,8 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
     } else if (!rc) {
         rc = stage_and_write(&w, archive_dir, r);
     }
-    r->locations = w.data.nstreams;
-    r->devices = w.ndevices;
+    r->locations = w.m.data.nstreams;
+    r->devices = w.m.ndevices;
     r->lost = w.lost;
     tr_unit_free(&w);
     tr_defs_free(&defs);

@@ -112,28 +112,28 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
 {
     int oom = 0;
     memset(d, 0, sizeof *d);
-    describe_process(w->jd, w->rank, with_config, d, &oom);
+    describe_process(w->m.jd, w->rank, with_config, d, &oom);
     d->loc_base = w->loc_base;
     d->group_base = w->group_base;
     d->win_base = w->win_base;
     d->nlocations = w->nlocations;
-    d->nstreams = (uint32_t)w->data.nstreams;
-    d->omp_metrics = (uint8_t)(w->omp.any != 0);
+    d->nstreams = (uint32_t)w->m.data.nstreams;
+    d->omp_metrics = (uint8_t)(w->m.omp.any != 0);
     d->events = calloc(w->nlocations ? w->nlocations : 1, sizeof *d->events);
-    d->devices = calloc(w->ndevices ? w->ndevices : 1, sizeof *d->devices);
-    d->mpit = calloc(w->mpit.nlocs ? w->mpit.nlocs : 1, sizeof *d->mpit);
+    d->devices = calloc(w->m.ndevices ? w->m.ndevices : 1, sizeof *d->devices);
+    d->mpit = calloc(w->m.mpit.nlocs ? w->m.mpit.nlocs : 1, sizeof *d->mpit);
     if (!d->events || !d->devices || !d->mpit)
         oom = 1;
     for (uint64_t l = 0; !oom && l < w->nlocations; l++) {
         d->events[l] = w->events[l];
         d->events_total += w->events[l];
     }
-    for (size_t k = 0; !oom && k < w->ndevices; k++)
-        d->devices[d->ndevices++] = (tr_desc_device){w->devices[k].num, w->devices[k].nlanes,
-                                                     w->devices[k].first_location};
+    for (size_t k = 0; !oom && k < w->m.ndevices; k++)
+        d->devices[d->ndevices++] = (tr_desc_device){w->m.devices[k].num, w->m.devices[k].nlanes,
+                                                     w->m.devices[k].first_location};
     char buf[300];
-    for (uint32_t i = 0; !oom && i < w->mpit.nlocs; i++) {
-        const tr_mpit_loc *l = &w->mpit.locs[i];
+    for (uint32_t i = 0; !oom && i < w->m.mpit.nlocs; i++) {
+        const tr_mpit_loc *l = &w->m.mpit.locs[i];
         if (!l->has_location)
             continue;
         snprintf(buf, sizeof buf, "MPI_T source %.200s", l->src ? l->src->name : "(unknown)");
@@ -141,15 +141,15 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
         d->mpit[d->nmpit++].name = dup_or_null(buf, &oom);
     }
     if (!oom)
-        describe_comms(&w->jd->mpit, d, &oom);
-    d->t_min = tr_job_clock_correct(w, w->t_min);
-    d->t_max = tr_job_clock_correct(w, w->t_max);
-    d->realtime_shift = w->jd->realtime_offset - (int64_t)(d->t_min - w->t_min);
+        describe_comms(&w->m.jd->mpit, d, &oom);
+    d->t_min = tr_job_clock_correct(w, w->m.t_min);
+    d->t_max = tr_job_clock_correct(w, w->m.t_max);
+    d->realtime_shift = w->m.jd->realtime_offset - (int64_t)(d->t_min - w->m.t_min);
     prop_sink sink = {d, 0};
     if (!oom)
         tr_mpit_properties(w, "TRACER::MPIT::", put_prop, &sink);
     oom |= sink.oom;
-    d->records = w->data.records;
+    d->records = w->m.data.records;
     d->lost = w->lost;
     if (oom)
         tr_rank_desc_free(d);

@@ -1,23 +1,22 @@
-/* writer_internal.h - state shared by the writer's passes:
- * analysis (writer_model.c) -> definitions (otf2_defs.c) -> events
- * (otf2_host_events.c, otf2_device_events.c), one journal at a time
- * (writer_unit.c), driven by writer.c (one journal) or job_convert.c (the
- * ranks of an MPI job, one archive). */
+/* writer_internal.h - the OTF2 layer's state, shared by its passes: the
+ * model (src/model/model.h, built by writer_unit.c) -> definitions
+ * (otf2_defs.c) -> events (otf2_host_events.c, otf2_device_events.c,
+ * otf2_omp_events.c, otf2_mpit.c), one journal at a time (writer_unit.c),
+ * driven by writer.c (one journal) or job_convert.c (the ranks of an MPI
+ * job, one archive). Included by src/writer/ only (and bench/); the model
+ * layer never includes it. It does not include writer.h (the public API) so
+ * that writer.c, which implements that API with these, is no cycle. */
 #ifndef TR_WRITER_INTERNAL_H
 #define TR_WRITER_INTERNAL_H
 
 #include <otf2/otf2.h>
 #include <stdint.h>
 
-#include "writer/collect.h"
-#include "writer/journal_load.h"
-#include "writer/link_model.h"
-#include "writer/mpit_model.h"
-#include "writer/omp_model.h"
+#include "common/strtab.h"
+#include "common/u64map.h"
+#include "journal/journal_load.h"
+#include "model/model.h"
 #include "writer/rank_desc.h"
-#include "writer/strtab.h"
-#include "writer/u64map.h"
-#include "writer/writer.h"
 
 enum tr_attr {
     TR_ATTR_DEVICE,
@@ -61,30 +60,6 @@ enum tr_attr {
     TR_ATTR_COUNT
 };
 
-/* Something drawn on a device stream: a kernel, or a zero-length device event. */
-typedef struct tr_dev_item {
-    uint64_t start, end;
-    uint32_t region;
-    uint8_t incomplete, is_point;
-    uint32_t lane;
-    const tr_record *rec; /* the begin (or point) record */
-} tr_dev_item;
-
-typedef struct tr_dev_metric {
-    uint64_t time, value;
-} tr_dev_metric;
-
-typedef struct tr_device {
-    int num;
-    tr_dev_item *items;
-    size_t nitems, capitems;
-    tr_dev_metric *metrics;
-    size_t nmetrics, capmetrics;
-    uint32_t nlanes;
-    uint64_t first_location; /* location id of lane 0 */
-    const char *type;        /* from device_initialize */
-} tr_device;
-
 typedef struct tr_region_def {
     uint32_t name, canonical, description, file;
     uint32_t line;
@@ -124,30 +99,16 @@ typedef struct tr_clock_point {
 
 typedef struct tr_writer {
     tr_defs *defs;         /* the archive's definitions, shared */
-    tr_journal_data *jd;   /* the run, as its journal tells it */
-    tr_collected data;     /* moved out of jd: one stream per thread */
-    uint64_t t_min, t_max; /* ns */
-    int host_device;       /* OpenMP number of the host, -2 when unknown */
-
-    tr_device *devices;
-    size_t ndevices;
-
-    tr_u64map targets;       /* target_id -> index of its begin record, see target_rec */
-    const tr_record **target_rec;
-    size_t ntarget_rec, captarget_rec;
-    tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
-    tr_u64map delete_host;   /* host_op_id of a delete -> host address its alloc mapped */
+    tr_model m;            /* the journal and what it says (model.h); m.stray_ends and
+                            * m.incomplete count the writing passes' too */
 
     tr_u64map region_keys;   /* this journal's region key -> region id */
 
-    uint64_t stray_ends;     /* ends whose begin was never seen */
-    uint64_t incomplete;
     uint64_t runtime_open; /* regions of the runtime's own team still open at the end (incomplete = 2) */
-    uint64_t target_maps;
     uint64_t lost;           /* events dropped in drop mode */
-    tr_link_model links;     /* declare-target-link mappings */
-    tr_mpit_model mpit;      /* MPI_T events, one stream per source */
-    tr_omp_model omp;        /* host OpenMP states (TR_REC_OMP) */
+    uint32_t *mpit_type_attr; /* per m.jd->mpit.types[i]: index of its element 0 in mpit_elem_attr */
+    uint32_t *mpit_elem_attr; /* attribute id of each MPI_T type's elements, type by type */
+    uint32_t mpit_nelem;
 
     /* Where this journal's part lies among the archive's ids. Locations are
      * numbered within the journal (host threads, device lanes, MPI_T
@@ -163,11 +124,6 @@ typedef struct tr_writer {
     tr_clock_point *clock;   /* job: its ClockOffset definitions, by time */
     uint32_t nclock;
 } tr_writer;
-
-/* writer_model.c */
-int tr_model_build(tr_writer *w);
-tr_device *tr_model_device(tr_writer *w, int num);
-const tr_record *tr_model_target(tr_writer *w, uint64_t target_id);
 
 /* otf2_defs.c */
 void tr_defs_init(tr_defs *d, int by_content);
@@ -204,15 +160,17 @@ const char *tr_defs_attr_description(enum tr_attr a);
 /* Adds attribute @a with value @v, converted to the attribute's type. */
 void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v);
 
-/* mpit_model.c: after tr_model_build (extends t_min / t_max). */
-int tr_mpit_model_build(tr_writer *w, uint64_t first_location);
+/* otf2_mpit.c */
 /* Where properties go: the archive, or a rank's description. */
 typedef void (*tr_prop_fn)(void *ctx, const char *name, const char *value);
 /* The archive properties of MPI_T, named @prefix + "STATUS", "SOURCE::..."
  * ("TRACER::MPIT::" for one journal), each given to @put. */
 void tr_mpit_properties(const tr_writer *w, const char *prefix, tr_prop_fn put, void *ctx);
 
-/* otf2_mpit.c */
+/* The attributes of the MPI_T payload elements of w->m's catalogue (after
+ * tr_model_build; nothing when the run had no MPI_T). Returns 0, or -1 out
+ * of memory. */
+int tr_mpit_define_attributes(tr_writer *w);
 int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t loc, uint64_t *nevents);
 uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call);
 /* The drop metric (when @gw is NULL: interns its strings). */
@@ -221,6 +179,11 @@ void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw);
 /* Location ids of a journal: host streams first, then each device's lanes,
  * then the MPI_T sources; the archive's ids add loc_base. */
 static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { return w->loc_base + stream; }
+/* The RMA window (and its comm) of a journal's device @device (its index
+ * among the journal's devices, by number): each journal's devices have their
+ * own windows, from its win_base on. The events and the definitions that
+ * name a window must agree, so it is computed here only. */
+static inline uint32_t tr_rma_window(uint32_t win_base, size_t device) { return win_base + (uint32_t)device; }
 
 /* otf2_host_events.c / otf2_device_events.c */
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents);
@@ -231,7 +194,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
 
 /* writer_unit.c: one journal's part of an archive. */
 /* Loads @journal and analyses it, defining into @defs. Returns 0; 1 when
- * the journal holds no event (w->jd is loaded, nothing else); -1 with @err
+ * the journal holds no event (w->m.jd is loaded, nothing else); -1 with @err
  * (w is then empty). */
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen);
 /* Places it among the archive's ids. Returns 0, or -1 out of memory. */
@@ -301,13 +264,8 @@ uint64_t tr_job_clock_correct(const tr_writer *w, uint64_t t);
  * ::FILTERED (summed), ::RUN::END, ::JOB::RANKS, ::JOB::MISSING_RANKS of
  * @parts (every rank that has a journal, in rank order, empty ones
  * included); fills r->missing and r->ends. */
+struct tr_convert_report;
 int tr_job_properties(OTF2_Archive *ar, const tr_rank_desc *const *parts, size_t n, int32_t size,
-                      tr_convert_report *r);
-
-/* Data op classification shared by the passes. */
-int tr_optype_is_to_device(uint16_t optype);
-int tr_optype_is_from_device(uint16_t optype);
-int tr_optype_is_alloc(uint16_t optype);
-int tr_optype_is_delete(uint16_t optype);
+                      struct tr_convert_report *r);
 
 #endif

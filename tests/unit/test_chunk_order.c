@@ -30,7 +30,7 @@
 #include "journal/consumer.h"
 #include "journal/journal_read.h"
 #include "journal/journal_write.h"
-#include "writer/journal_load.h"
+#include "journal/journal_load.h"
 
 /* consumer.c names user regions through the producer (api/); these records
  * have none. */

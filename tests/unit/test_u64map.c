@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "writer/strtab.h"
-#include "writer/u64map.h"
+#include "common/strtab.h"
+#include "common/u64map.h"
 
 #define N 20000
 

@@ -1,5 +1,5 @@
 /* blob.c - see blob.h. */
-#include "writer/blob.h"
+#include "common/blob.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,10 @@
 /* omp_model.c - see omp_model.h. */
-#include "writer/omp_model.h"
+#include "model/omp_model.h"
 
 #include <omp-tools.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "writer/writer_internal.h"
 
 /* "TRACER_MODE=machine (environment)": the journal's configuration says
  * how the run was asked to be shown; a journal without it is user mode. */
@@ -45,15 +44,15 @@ static tr_omp_parallel *parallel_of(tr_omp_model *m, uint64_t id, int create)
     return p;
 }
 
-int tr_omp_model_build(struct tr_writer *w, tr_omp_model *m)
+int tr_omp_model_build(const tr_journal_data *jd, const tr_collected *data, tr_omp_model *m)
 {
     memset(m, 0, sizeof *m);
-    m->mode = mode_of(w->jd);
-    m->has_omp = calloc(w->data.nstreams ? w->data.nstreams : 1, 1);
+    m->mode = mode_of(jd);
+    m->has_omp = calloc(data->nstreams ? data->nstreams : 1, 1);
     if (!m->has_omp)
         return -1;
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < data->nstreams; s++) {
+        const tr_stream *st = &data->streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_OMP)

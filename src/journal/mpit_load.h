@@ -2,8 +2,8 @@
  * read from the journal's MPIT frames (see journal_format.h). The writer
  * interprets MPI_T records with these alone, so a recovered journal is
  * written exactly like a finished one. */
-#ifndef TR_WRITER_MPIT_LOAD_H
-#define TR_WRITER_MPIT_LOAD_H
+#ifndef TR_JOURNAL_MPIT_LOAD_H
+#define TR_JOURNAL_MPIT_LOAD_H
 
 #include <stdint.h>
 

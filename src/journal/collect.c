@@ -1,4 +1,4 @@
-#include "writer/collect.h"
+#include "journal/collect.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,15 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "writer/writer_internal.h"
+#include "model/mpit_model.h"
 
 void tr_mpit_model_free(tr_mpit_model *m)
 {
     for (uint32_t i = 0; i < m->nlocs; i++)
         free(m->locs[i].items);
     free(m->locs);
-    free(m->type_attr);
-    free(m->elem_attr);
     memset(m, 0, sizeof *m);
 }
 
@@ -40,11 +38,10 @@ static int add_item(tr_mpit_loc *l, tr_mpit_item it)
     return 0;
 }
 
-static int collect(tr_writer *w)
+static int collect(tr_mpit_model *m, const tr_journal_data *jd, const tr_collected *data)
 {
-    tr_mpit_model *m = &w->mpit;
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < data->nstreams; s++) {
+        const tr_stream *st = &data->streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_MPIT && r->type != TR_REC_MPIT_DROP)
@@ -58,7 +55,7 @@ static int collect(tr_writer *w)
                 it.nmore = (uint32_t)(k - i - 1);
                 it.more = it.nmore ? &st->rec[i + 1] : 0;
             }
-            tr_mpit_loc *l = loc_of(m, &w->jd->mpit, r->sub);
+            tr_mpit_loc *l = loc_of(m, &jd->mpit, r->sub);
             if (add_item(l, it))
                 return -1;
             if (r->type == TR_REC_MPIT)
@@ -103,9 +100,9 @@ static long double unwrap(int64_t raw, long double expected, long double per, ui
     return (long double)raw + k * per;
 }
 
-static void fit_clock(tr_writer *w, tr_mpit_loc *l)
+static void fit_clock(const tr_journal_data *jd, tr_mpit_loc *l)
 {
-    const tr_jmpit *cat = &w->jd->mpit;
+    const tr_jmpit *cat = &jd->mpit;
     const tr_jmpit_source *s = l->src;
     if (!s || !s->adhoc)
         return;
@@ -216,68 +213,23 @@ static void map_events(tr_mpit_loc *l)
     qsort(l->items, l->n, sizeof *l->items, by_time);
 }
 
-/* --- attributes of payload elements ------------------------------------------- */
-
-static OTF2_Type element_type(const tr_jmpit_element *e)
+int tr_mpit_model_build(tr_mpit_model *m, const tr_journal_data *jd, const tr_collected *data, uint64_t first_location,
+                        uint64_t *t_min, uint64_t *t_max)
 {
-    if (!e->known)
-        return OTF2_TYPE_STRING;
-    if (e->is_float)
-        return e->size == 4 ? OTF2_TYPE_FLOAT : OTF2_TYPE_DOUBLE;
-    switch (e->size) {
-    case 1: return e->is_signed ? OTF2_TYPE_INT8 : OTF2_TYPE_UINT8;
-    case 2: return e->is_signed ? OTF2_TYPE_INT16 : OTF2_TYPE_UINT16;
-    case 4: return e->is_signed ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT32;
-    case 8: return e->is_signed ? OTF2_TYPE_INT64 : OTF2_TYPE_UINT64;
-    default: return OTF2_TYPE_STRING;
-    }
-}
-
-static int make_attributes(tr_writer *w)
-{
-    tr_mpit_model *m = &w->mpit;
-    const tr_jmpit *cat = &w->jd->mpit;
-    uint32_t total = 0;
-    for (uint32_t t = 0; t < cat->ntypes; t++)
-        total += (uint32_t)cat->types[t].nelements;
-    m->type_attr = calloc(cat->ntypes ? cat->ntypes : 1, sizeof *m->type_attr);
-    m->elem_attr = calloc(total ? total : 1, sizeof *m->elem_attr);
-    if (!m->type_attr || !m->elem_attr)
-        return -1;
-    char name[200], desc[400];
-    for (uint32_t t = 0; t < cat->ntypes; t++) {
-        const tr_jmpit_type *ty = &cat->types[t];
-        m->type_attr[t] = m->nelem;
-        for (int e = 0; e < ty->nelements; e++) {
-            const tr_jmpit_element *el = &ty->el[e];
-            snprintf(name, sizeof name, "%s[%d]", ty->name, e);
-            snprintf(desc, sizeof desc, "MPI_T element %d of %s: %s at displacement %lld%s", e, ty->name,
-                     el->type_name, (long long)el->displacement,
-                     el->known ? "" : " (datatype unknown to tracer: its bytes in memory order, hex)");
-            uint32_t s_name = tr_defs_string(w, name), s_desc = tr_defs_string(w, desc);
-            m->elem_attr[m->nelem++] = tr_defs_attribute(w->defs, s_name, s_desc, element_type(el));
-        }
-    }
-    return 0;
-}
-
-int tr_mpit_model_build(tr_writer *w, uint64_t first_location)
-{
-    tr_mpit_model *m = &w->mpit;
-    const tr_jmpit *cat = &w->jd->mpit;
+    const tr_jmpit *cat = &jd->mpit;
     int any = 0;
-    for (size_t s = 0; s < w->data.nstreams && !any; s++)
-        for (size_t i = 0; i < w->data.streams[s].n && !any; i++)
-            any = w->data.streams[s].rec[i].type == TR_REC_MPIT || w->data.streams[s].rec[i].type == TR_REC_MPIT_DROP;
+    for (size_t s = 0; s < data->nstreams && !any; s++)
+        for (size_t i = 0; i < data->streams[s].n && !any; i++)
+            any = data->streams[s].rec[i].type == TR_REC_MPIT || data->streams[s].rec[i].type == TR_REC_MPIT_DROP;
     if (!cat->nsources && !any)
         return 0;
     m->nlocs = cat->nsources + 1;
     m->locs = calloc(m->nlocs, sizeof *m->locs);
-    if (!m->locs || make_attributes(w))
+    if (!m->locs)
         return -1;
     for (uint32_t i = 0; i < cat->nsources; i++)
         m->locs[i].src = &cat->sources[i];
-    if (collect(w))
+    if (collect(m, jd, data))
         return -1;
     /* The catch-all location exists only when something needs it. */
     if (!m->locs[m->nlocs - 1].n)
@@ -291,93 +243,14 @@ int tr_mpit_model_build(tr_writer *w, uint64_t first_location)
             l->has_location = 1;
             l->location = first_location + m->nlocated++;
         }
-        fit_clock(w, l);
+        fit_clock(jd, l);
         map_events(l);
         if (l->n) {
-            if (l->items[0].time < w->t_min)
-                w->t_min = l->items[0].time;
-            if (l->items[l->n - 1].time > w->t_max)
-                w->t_max = l->items[l->n - 1].time;
+            if (l->items[0].time < *t_min)
+                *t_min = l->items[0].time;
+            if (l->items[l->n - 1].time > *t_max)
+                *t_max = l->items[l->n - 1].time;
         }
     }
     return 0;
-}
-
-/* --- what the archive says about MPI_T ---------------------------------------------- */
-
-static const char *level_name(int level)
-{
-    static const char *const names[] = {"unknown",      "user basic",   "user detail",
-                                        "user all",     "tuner basic",  "tuner detail",
-                                        "tuner all",    "mpidev basic", "mpidev detail",
-                                        "mpidev all"};
-    return level >= 0 && level <= 9 ? names[level] : "unknown";
-}
-
-/* OTF2 property names allow only [A-Z0-9_] per component: the MPI_T name
- * in upper case, anything else as '_' (the value repeats the real name). */
-static void property_name(char *out, size_t size, const char *prefix, const char *kind, const char *mpit_name)
-{
-    int n = snprintf(out, size, "%s%s::", prefix, kind);
-    if (n < 0 || n >= (int)size)
-        n = 0;
-    for (const char *c = mpit_name; *c && n + 1 < (int)size; c++)
-        out[n++] = (*c >= 'a' && *c <= 'z') ? (char)(*c - 32)
-                   : ((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) ? *c
-                                                                            : '_';
-    out[n] = 0;
-}
-
-void tr_mpit_properties(const tr_writer *w, const char *prefix, tr_prop_fn put, void *ctx)
-{
-    const tr_jmpit *cat = &w->jd->mpit;
-    if (!cat->status)
-        return;
-    char name[300], value[2048];
-    snprintf(name, sizeof name, "%sSTATUS", prefix);
-    put(ctx, name, cat->status);
-    for (uint32_t i = 0; i < w->mpit.nlocs; i++) {
-        const tr_mpit_loc *l = &w->mpit.locs[i];
-        const tr_jmpit_source *s = l->src;
-        const char *sname = s ? s->name : "(unknown)";
-        if (s)
-            snprintf(value, sizeof value,
-                     "name=%s; %s; ticks_per_second=%lld; max_ticks=%lld; adhoc_timestamps=%s; events=%llu; dropped=%llu; "
-                     "order_violations=%llu; description=%s",
-                     s->name, s->ordered ? "ordered" : "unordered", (long long)s->ticks_per_second, (long long)s->max_ticks,
-                     s->adhoc ? "yes" : "no", (unsigned long long)l->events, (unsigned long long)l->dropped,
-                     (unsigned long long)l->violations, s->desc);
-        else
-            snprintf(value, sizeof value, "events whose source MPI_T did not report; events=%llu; dropped=%llu",
-                     (unsigned long long)l->events, (unsigned long long)l->dropped);
-        property_name(name, sizeof name, prefix, "SOURCE", sname);
-        put(ctx, name, value);
-        if (l->mapped)
-            snprintf(value, sizeof value, "name=%s; ns = %.3Lf + %.12Lg * tick; pairs=%u; wraps=%llu; max_residual_ns=%.1f",
-                     sname, l->offset, l->rate, l->npairs, (unsigned long long)l->wraps, l->max_residual_ns);
-        else
-            snprintf(value, sizeof value, "name=%s; host clock at callback (%s)", sname,
-                     !s ? "unknown source" : !s->adhoc ? "no ad-hoc timestamps" : "no clock pairs recorded");
-        property_name(name, sizeof name, prefix, "CLOCK", sname);
-        put(ctx, name, value);
-    }
-    for (uint32_t t = 0; t < cat->ntypes; t++) {
-        const tr_jmpit_type *ty = &cat->types[t];
-        char elements[1200] = "";
-        size_t n = 0;
-        for (int e = 0; e < ty->nelements && n < sizeof elements - 80; e++)
-            n += (size_t)snprintf(elements + n, sizeof elements - n, "%s%s@%lld", e ? "," : "", ty->el[e].type_name,
-                                  (long long)ty->el[e].displacement);
-        char reg[80];
-        if (ty->registered > 0)
-            snprintf(reg, sizeof reg, "yes");
-        else if (ty->registered < 0)
-            snprintf(reg, sizeof reg, "no (bound to %s, not tracked)", ty->bind_name);
-        else
-            snprintf(reg, sizeof reg, "no (filtered)");
-        snprintf(value, sizeof value, "name=%s; verbosity=%s (%d); bind=%s; registered=%s; elements=%s; description=%.600s",
-                 ty->name, level_name(ty->level), ty->level, ty->bind_name, reg, elements, ty->desc);
-        property_name(name, sizeof name, prefix, "EVENT", ty->name);
-        put(ctx, name, value);
-    }
 }

@@ -7,13 +7,14 @@
  * recorded by the callback, is that address); the delete of the storage ends
  * the mapping. Reading them in time order across threads gives each mapping
  * and whether the device's reference pointer ever learned its storage. */
-#ifndef TR_WRITER_LINK_MODEL_H
-#define TR_WRITER_LINK_MODEL_H
+#ifndef TR_MODEL_LINK_MODEL_H
+#define TR_MODEL_LINK_MODEL_H
 
 #include <stdint.h>
 
-#include "writer/journal_load.h"
-#include "writer/u64map.h"
+#include "common/u64map.h"
+#include "journal/collect.h"
+#include "journal/journal_load.h"
 
 typedef struct tr_link_map {
     const tr_jvariable *var;
@@ -33,8 +34,9 @@ typedef struct tr_link_model {
     tr_u64map by_delete_op; /* delete host_op_id -> index */
 } tr_link_model;
 
-struct tr_writer;
-int tr_link_model_build(struct tr_writer *w, tr_link_model *lm);
+/* From @jd's variables and the data ops of @data's streams. Returns 0, or
+ * -1 out of memory. Part of the model layer (model.h): no OTF2. */
+int tr_link_model_build(const tr_journal_data *jd, const tr_collected *data, tr_link_model *lm);
 void tr_link_model_free(tr_link_model *lm);
 
 #endif

@@ -1,7 +1,8 @@
 /* collect.h - every thread's records in recording order (times in ns), as
- * the journal gives them back: one stream per location. */
-#ifndef TR_WRITER_COLLECT_H
-#define TR_WRITER_COLLECT_H
+ * the journal gives them back: one stream per location. The product of the
+ * journal's decoder (journal_load.h); the model layer reads it. */
+#ifndef TR_JOURNAL_COLLECT_H
+#define TR_JOURNAL_COLLECT_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -1,27 +1,16 @@
-/* writer_model.c - the analysis pass: what the records say across threads.
+/* model.c - the analysis pass: what the records say across threads.
  *
  * Devices, the host's device number, the target constructs by id, the device
  * memory in use over time, and every kernel placed on a stream lane. Kernels
  * submitted concurrently to one device by different host threads overlap in
  * time; OTF2 needs properly nested regions per location, so overlapping
  * kernels go to extra lanes ("device d stream k"). */
-#include <omp-tools.h>
+#include "model/model.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
-#include "writer/writer_internal.h"
-
-int tr_optype_is_to_device(uint16_t t)
-{
-    return t == ompt_target_data_transfer_to_device || t == ompt_target_data_transfer_to_device_async;
-}
-int tr_optype_is_from_device(uint16_t t)
-{
-    return t == ompt_target_data_transfer_from_device || t == ompt_target_data_transfer_from_device_async;
-}
-int tr_optype_is_alloc(uint16_t t) { return t == ompt_target_data_alloc || t == ompt_target_data_alloc_async; }
-int tr_optype_is_delete(uint16_t t) { return t == ompt_target_data_delete || t == ompt_target_data_delete_async; }
+#include "journal/data_op.h"
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -42,29 +31,29 @@ static int by_num(const void *a, const void *b)
     return (x->num > y->num) - (x->num < y->num);
 }
 
-tr_device *tr_model_device(tr_writer *w, int num)
+tr_device *tr_model_device(tr_model *m, int num)
 {
-    for (size_t i = 0; i < w->ndevices; i++)
-        if (w->devices[i].num == num)
-            return &w->devices[i];
+    for (size_t i = 0; i < m->ndevices; i++)
+        if (m->devices[i].num == num)
+            return &m->devices[i];
     return 0;
 }
 
-static void note_device(tr_writer *w, int num, size_t *cap)
+static void note_device(tr_model *m, int num, size_t *cap)
 {
-    if (num < 0 || num == w->host_device || tr_model_device(w, num))
+    if (num < 0 || num == m->host_device || tr_model_device(m, num))
         return;
-    if (grow((void **)&w->devices, cap, w->ndevices, sizeof *w->devices))
+    if (grow((void **)&m->devices, cap, m->ndevices, sizeof *m->devices))
         return;
-    w->devices[w->ndevices++] = (tr_device){.num = num};
+    m->devices[m->ndevices++] = (tr_device){.num = num};
 }
 
-const tr_record *tr_model_target(tr_writer *w, uint64_t target_id)
+const tr_record *tr_model_target(tr_model *m, uint64_t target_id)
 {
     uint64_t i;
-    if (!target_id || !tr_u64map_get(&w->targets, target_id, &i))
+    if (!target_id || !tr_u64map_get(&m->targets, target_id, &i))
         return 0;
-    return w->target_rec[i];
+    return m->target_rec[i];
 }
 
 static int add_item(tr_device *d, tr_dev_item it)
@@ -83,28 +72,28 @@ static int add_metric(tr_device *d, uint64_t time, uint64_t value)
     return 0;
 }
 
-static void find_host_and_devices(tr_writer *w)
+static void find_host_and_devices(tr_model *m)
 {
-    w->host_device = -2;
-    for (size_t s = 0; s < w->data.nstreams && w->host_device == -2; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    m->host_device = -2;
+    for (size_t s = 0; s < m->data.nstreams && m->host_device == -2; s++) {
+        const tr_stream *st = &m->data.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_DATA_OP)
                 continue;
             if (tr_optype_is_to_device(r->sub) || tr_optype_is_alloc(r->sub)) {
-                w->host_device = r->dev;
+                m->host_device = r->dev;
                 break;
             }
             if (tr_optype_is_from_device(r->sub)) {
-                w->host_device = r->dev2;
+                m->host_device = r->dev2;
                 break;
             }
         }
     }
     size_t cap = 0;
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < m->data.nstreams; s++) {
+        const tr_stream *st = &m->data.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             switch (r->type) {
@@ -112,33 +101,33 @@ static void find_host_and_devices(tr_writer *w)
             case TR_REC_DEVICE_LOAD:
             case TR_REC_TARGET:
             case TR_REC_SUBMIT:
-                note_device(w, r->dev, &cap);
+                note_device(m, r->dev, &cap);
                 break;
             case TR_REC_DATA_OP:
-                note_device(w, r->dev, &cap);
-                note_device(w, r->dev2, &cap);
+                note_device(m, r->dev, &cap);
+                note_device(m, r->dev2, &cap);
                 break;
             default:
                 break;
             }
         }
     }
-    if (w->ndevices)
-        qsort(w->devices, w->ndevices, sizeof *w->devices, by_num);
+    if (m->ndevices)
+        qsort(m->devices, m->ndevices, sizeof *m->devices, by_num);
 }
 
-static int index_targets(tr_writer *w)
+static int index_targets(tr_model *m)
 {
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < m->data.nstreams; s++) {
+        const tr_stream *st = &m->data.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_TARGET || r->phase == TR_PHASE_END || !r->id)
                 continue;
-            if (grow((void **)&w->target_rec, &w->captarget_rec, w->ntarget_rec, sizeof *w->target_rec) ||
-                tr_u64map_put(&w->targets, r->id, w->ntarget_rec))
+            if (grow((void **)&m->target_rec, &m->captarget_rec, m->ntarget_rec, sizeof *m->target_rec) ||
+                tr_u64map_put(&m->targets, r->id, m->ntarget_rec))
                 return -1;
-            w->target_rec[w->ntarget_rec++] = r;
+            m->target_rec[m->ntarget_rec++] = r;
         }
     }
     return 0;
@@ -153,12 +142,12 @@ static int by_time(const void *a, const void *b)
 /* Allocations and deletes may come from different threads, so the memory in
  * use is computed over all of them in time order. A delete reports 0 bytes;
  * its size is the size of the alloc that produced its address. */
-static int account_memory(tr_writer *w)
+static int account_memory(tr_model *m)
 {
     size_t n = 0, cap = 0;
     const tr_record **ops = 0;
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < m->data.nstreams; s++) {
+        const tr_stream *st = &m->data.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_DATA_OP || r->phase == TR_PHASE_BEGIN)
@@ -174,9 +163,9 @@ static int account_memory(tr_writer *w)
     }
     if (n)
         qsort(ops, n, sizeof *ops, by_time);
-    tr_u64map *live = calloc(w->ndevices ? w->ndevices : 1, sizeof *live);
-    tr_u64map *live_host = calloc(w->ndevices ? w->ndevices : 1, sizeof *live_host);
-    uint64_t *in_use = calloc(w->ndevices ? w->ndevices : 1, sizeof *in_use);
+    tr_u64map *live = calloc(m->ndevices ? m->ndevices : 1, sizeof *live);
+    tr_u64map *live_host = calloc(m->ndevices ? m->ndevices : 1, sizeof *live_host);
+    uint64_t *in_use = calloc(m->ndevices ? m->ndevices : 1, sizeof *in_use);
     if (!live || !in_use || !live_host) {
         free(ops);
         free(live_host);
@@ -187,10 +176,10 @@ static int account_memory(tr_writer *w)
     for (size_t i = 0; i < n; i++) {
         const tr_record *r = ops[i];
         int alloc = tr_optype_is_alloc(r->sub);
-        tr_device *d = tr_model_device(w, alloc ? r->dev2 : r->dev);
+        tr_device *d = tr_model_device(m, alloc ? r->dev2 : r->dev);
         if (!d)
             continue;
-        size_t di = (size_t)(d - w->devices);
+        size_t di = (size_t)(d - m->devices);
         uint64_t addr = alloc ? r->u[2] : r->u[1], bytes = 0;
         if (!addr)
             continue;
@@ -202,14 +191,14 @@ static int account_memory(tr_writer *w)
             in_use[di] += r->u[3];
         } else if (tr_u64map_del(&live[di], addr, &bytes)) {
             in_use[di] -= bytes;
-            tr_u64map_put(&w->delete_bytes, r->id ? r->id : (uint64_t)-1, bytes);
+            tr_u64map_put(&m->delete_bytes, r->id ? r->id : (uint64_t)-1, bytes);
             uint64_t host;
             if (tr_u64map_del(&live_host[di], addr, &host))
-                tr_u64map_put(&w->delete_host, r->id ? r->id : (uint64_t)-1, host);
+                tr_u64map_put(&m->delete_host, r->id ? r->id : (uint64_t)-1, host);
         }
         add_metric(d, r->time, in_use[di]);
     }
-    for (size_t i = 0; i < w->ndevices; i++) {
+    for (size_t i = 0; i < m->ndevices; i++) {
         tr_u64map_free(&live[i]);
         tr_u64map_free(&live_host[i]);
     }
@@ -220,18 +209,18 @@ static int account_memory(tr_writer *w)
     return 0;
 }
 
-static int device_of_submit(tr_writer *w, const tr_record *r)
+static int device_of_submit(tr_model *m, const tr_record *r)
 {
-    if (r->dev >= 0 && r->dev != w->host_device)
+    if (r->dev >= 0 && r->dev != m->host_device)
         return r->dev;
-    const tr_record *t = tr_model_target(w, r->u[0]);
+    const tr_record *t = tr_model_target(m, r->u[0]);
     return t ? t->dev : -1;
 }
 
-static int collect_device_items(tr_writer *w)
+static int collect_device_items(tr_model *m, const tr_model_labels *labels)
 {
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < m->data.nstreams; s++) {
+        const tr_stream *st = &m->data.streams[s];
         tr_u64map open = {0}; /* host_op_id -> device index << 32 | item index */
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
@@ -241,37 +230,37 @@ static int collect_device_items(tr_writer *w)
             case TR_REC_SUBMIT:
                 if (r->phase == TR_PHASE_END) {
                     if (r->id && tr_u64map_del(&open, r->id, &v))
-                        w->devices[v >> 32].items[(uint32_t)v].end = r->time;
+                        m->devices[v >> 32].items[(uint32_t)v].end = r->time;
                     else
-                        w->stray_ends++;
+                        m->stray_ends++;
                     break;
                 }
-                d = tr_model_device(w, device_of_submit(w, r));
+                d = tr_model_device(m, device_of_submit(m, r));
                 if (!d)
                     break;
-                const tr_record *t = tr_model_target(w, r->u[0]);
+                const tr_record *t = tr_model_target(m, r->u[0]);
                 tr_dev_item it = {.start = r->time, .end = r->time, .rec = r,
                                   .is_point = r->phase == TR_PHASE_POINT,
-                                  .region = tr_defs_region_kernel(w, t ? t->u[0] : r->u[1])};
+                                  .region = labels->kernel(labels->ctx, t ? t->u[0] : r->u[1])};
                 if (add_item(d, it))
                     break;
                 if (r->phase == TR_PHASE_BEGIN && r->id)
-                    tr_u64map_put(&open, r->id, (uint64_t)(d - w->devices) << 32 | (d->nitems - 1));
+                    tr_u64map_put(&open, r->id, (uint64_t)(d - m->devices) << 32 | (d->nitems - 1));
                 break;
             case TR_REC_DEVICE_INIT:
             case TR_REC_DEVICE_FINI:
             case TR_REC_DEVICE_LOAD:
             case TR_REC_DEVICE_UNLOAD:
-                d = tr_model_device(w, r->dev);
+                d = tr_model_device(m, r->dev);
                 if (!d)
                     break;
-                if (r->type == TR_REC_DEVICE_INIT && tr_journal_text(w->jd, r->u[0]))
-                    d->type = tr_journal_text(w->jd, r->u[0]);
+                if (r->type == TR_REC_DEVICE_INIT && tr_journal_text(m->jd, r->u[0]))
+                    d->type = tr_journal_text(m->jd, r->u[0]);
                 add_item(d, (tr_dev_item){.start = r->time, .end = r->time, .rec = r, .is_point = 1,
-                                          .region = tr_defs_region_device_event(w, r->type)});
+                                          .region = labels->device_event(labels->ctx, r->type)});
                 break;
             case TR_REC_TARGET_MAP:
-                w->target_maps++;
+                m->target_maps++;
                 break;
             default:
                 break;
@@ -281,10 +270,10 @@ static int collect_device_items(tr_writer *w)
         for (size_t k = 0; k < open.cap; k++) {
             if (!open.keys[k])
                 continue;
-            tr_dev_item *it = &w->devices[open.vals[k] >> 32].items[(uint32_t)open.vals[k]];
-            it->end = w->t_max;
+            tr_dev_item *it = &m->devices[open.vals[k] >> 32].items[(uint32_t)open.vals[k]];
+            it->end = m->t_max;
             it->incomplete = 1;
-            w->incomplete++;
+            m->incomplete++;
         }
         tr_u64map_free(&open);
     }
@@ -328,26 +317,83 @@ static void assign_lanes(tr_device *d)
     d->nlanes = nlanes;
 }
 
-int tr_model_build(tr_writer *w)
+int tr_model_build(tr_model *m, const tr_model_labels *labels)
 {
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < m->data.nstreams; s++) {
+        const tr_stream *st = &m->data.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             uint64_t t = st->rec[i].time;
-            if (t < w->t_min)
-                w->t_min = t;
-            if (t > w->t_max)
-                w->t_max = t;
+            if (t < m->t_min)
+                m->t_min = t;
+            if (t > m->t_max)
+                m->t_max = t;
         }
     }
-    find_host_and_devices(w);
-    if (index_targets(w) || account_memory(w) || collect_device_items(w))
+    find_host_and_devices(m);
+    if (index_targets(m) || account_memory(m) || collect_device_items(m, labels))
         return -1;
-    uint64_t loc = w->data.nstreams;
-    for (size_t i = 0; i < w->ndevices; i++) {
-        assign_lanes(&w->devices[i]);
-        w->devices[i].first_location = loc;
-        loc += w->devices[i].nlanes;
+    uint64_t loc = m->data.nstreams;
+    for (size_t i = 0; i < m->ndevices; i++) {
+        assign_lanes(&m->devices[i]);
+        m->devices[i].first_location = loc;
+        loc += m->devices[i].nlanes;
     }
+    if (tr_link_model_build(m->jd, &m->data, &m->links) ||
+        tr_mpit_model_build(&m->mpit, m->jd, &m->data, tr_model_mpit_first(m), &m->t_min, &m->t_max) ||
+        tr_omp_model_build(m->jd, &m->data, &m->omp))
+        return -1;
     return 0;
+}
+
+/* MPI_T source locations come after the host threads and device streams. */
+uint64_t tr_model_mpit_first(const tr_model *m)
+{
+    uint64_t loc = m->data.nstreams;
+    for (size_t d = 0; d < m->ndevices; d++)
+        loc += m->devices[d].nlanes;
+    return loc;
+}
+
+void tr_model_release_events(tr_model *m)
+{
+    for (size_t d = 0; d < m->ndevices; d++) {
+        free(m->devices[d].items);
+        free(m->devices[d].metrics);
+        m->devices[d].items = 0;
+        m->devices[d].metrics = 0;
+        m->devices[d].nitems = m->devices[d].capitems = 0;
+        m->devices[d].nmetrics = m->devices[d].capmetrics = 0;
+    }
+    for (uint32_t i = 0; i < m->mpit.nlocs; i++) {
+        free(m->mpit.locs[i].items);
+        m->mpit.locs[i].items = 0;
+        m->mpit.locs[i].n = m->mpit.locs[i].cap = 0;
+    }
+    free(m->target_rec);
+    m->target_rec = 0;
+    m->ntarget_rec = m->captarget_rec = 0;
+    tr_u64map_free(&m->targets);
+    tr_u64map_free(&m->delete_bytes);
+    tr_u64map_free(&m->delete_host);
+    tr_link_model_free(&m->links);
+    tr_omp_model_free(&m->omp);
+    /* Keep the stream list (its count names the host threads), not the records. */
+    for (size_t s = 0; s < m->data.nstreams; s++) {
+        free(m->data.streams[s].rec);
+        m->data.streams[s].rec = 0;
+        m->data.streams[s].n = 0;
+    }
+}
+
+void tr_model_free(tr_model *m)
+{
+    tr_model_release_events(m);
+    free(m->devices);
+    tr_mpit_model_free(&m->mpit);
+    tr_collected_free(&m->data);
+    if (m->jd) {
+        tr_journal_data_free(m->jd);
+        free(m->jd);
+    }
+    memset(m, 0, sizeof *m);
 }

@@ -1,9 +1,9 @@
-#include "writer/link_model.h"
+#include "model/link_model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "writer/writer_internal.h"
+#include "journal/data_op.h"
 
 typedef struct op_ref {
     const tr_record *r;
@@ -31,20 +31,20 @@ static last_ref *find_ref(last_ref *refs, uint32_t n, const tr_jvariable *var, i
     return 0;
 }
 
-int tr_link_model_build(struct tr_writer *w, tr_link_model *lm)
+int tr_link_model_build(const tr_journal_data *jd, const tr_collected *data, tr_link_model *lm)
 {
     memset(lm, 0, sizeof *lm);
     int any_link = 0;
-    for (uint32_t i = 0; i < w->jd->nvariables; i++)
-        any_link |= w->jd->variables[i].ref_ptr != 0;
+    for (uint32_t i = 0; i < jd->nvariables; i++)
+        any_link |= jd->variables[i].ref_ptr != 0;
     if (!any_link)
         return 0;
     size_t n = 0, cap = 256;
     op_ref *ops = malloc(cap * sizeof *ops);
     if (!ops)
         return -1;
-    for (size_t s = 0; s < w->data.nstreams; s++) {
-        const tr_stream *st = &w->data.streams[s];
+    for (size_t s = 0; s < data->nstreams; s++) {
+        const tr_stream *st = &data->streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_DATA_OP || r->phase == TR_PHASE_BEGIN)
@@ -68,7 +68,7 @@ int tr_link_model_build(struct tr_writer *w, tr_link_model *lm)
     for (size_t i = 0; i < n && !rc; i++) {
         const tr_record *r = ops[i].r;
         if (tr_optype_is_alloc(r->sub)) {
-            const tr_jvariable *v = tr_journal_variable_at(w->jd, r->u[1]);
+            const tr_jvariable *v = tr_journal_variable_at(jd, r->u[1]);
             if (!v || !v->ref_ptr || !r->u[2])
                 continue;
             if (lm->n == lm->cap) {

@@ -8,13 +8,15 @@
  * keeps, per parallel id, the construct's codeptr and the team's end; per
  * explicit task id, the codeptr that created it. otf2_omp_events.c reads it
  * while each host thread's events are written. */
-#ifndef TR_WRITER_OMP_MODEL_H
-#define TR_WRITER_OMP_MODEL_H
+#ifndef TR_MODEL_OMP_MODEL_H
+#define TR_MODEL_OMP_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "writer/u64map.h"
+#include "common/u64map.h"
+#include "journal/collect.h"
+#include "journal/journal_load.h"
 
 /* TRACER_MODE, from the journal's configuration. */
 enum tr_omp_mode { TR_OMP_USER, TR_OMP_MACHINE };
@@ -37,10 +39,10 @@ typedef struct tr_omp_model {
     tr_u64map task_codeptr;     /* explicit task id -> codeptr of its task_create (1 when none) */
 } tr_omp_model;
 
-struct tr_writer;
-/* The mode from @w's configuration and the maps above. Returns 0, or -1
- * out of memory. */
-int tr_omp_model_build(struct tr_writer *w, tr_omp_model *m);
+/* The mode from @jd's configuration and the maps above, from @data's
+ * streams. Returns 0, or -1 out of memory. Part of the model layer
+ * (model.h): no OTF2. */
+int tr_omp_model_build(const tr_journal_data *jd, const tr_collected *data, tr_omp_model *m);
 void tr_omp_model_free(tr_omp_model *m);
 /* The parallel region of @id, or NULL. */
 const tr_omp_parallel *tr_omp_model_parallel(const tr_omp_model *m, uint64_t id);

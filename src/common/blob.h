@@ -2,9 +2,10 @@
  * wire format of what the ranks of a job send one another at finalize
  * (definitions to unify, descriptions of each rank's part). Little-endian
  * fixed-width integers and length-prefixed strings; every rank runs the
- * same build, so no versioning is needed. */
-#ifndef TR_WRITER_BLOB_H
-#define TR_WRITER_BLOB_H
+ * same build, so no versioning is needed. Generic (libc only): any folder may
+ * include it. */
+#ifndef TR_COMMON_BLOB_H
+#define TR_COMMON_BLOB_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,11 +1,12 @@
 /* strtab.h - interned strings, numbered in order of first use as OTF2 string
- * references. */
-#ifndef TR_WRITER_STRTAB_H
-#define TR_WRITER_STRTAB_H
+ * references. Generic: any folder may include it (src/common/ depends on
+ * nothing but libc). */
+#ifndef TR_COMMON_STRTAB_H
+#define TR_COMMON_STRTAB_H
 
 #include <stdint.h>
 
-#include "writer/u64map.h"
+#include "common/u64map.h"
 
 typedef struct tr_strtab {
     char **s;

@@ -1,7 +1,8 @@
 /* u64map.h - open-addressing hash map from nonzero uint64 keys to uint64
- * values; the writer's only index structure (ids, addresses). */
-#ifndef TR_WRITER_U64MAP_H
-#define TR_WRITER_U64MAP_H
+ * values (ids, addresses). Generic: any folder may include it (src/common/
+ * depends on nothing but libc). */
+#ifndef TR_COMMON_U64MAP_H
+#define TR_COMMON_U64MAP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,18 +1,20 @@
-/* journal_load.h - everything the OTF2 writer needs, read from a journal.
+/* journal_load.h - the journal's decoder: everything the writer's model and
+ * OTF2 layers need, read from a journal. journal/ owns the format, so its
+ * decoder lives here; the model (src/model/), the OTF2 layer and tests include it.
  *
  * The writer never looks at the live process: records, names, symbols,
  * clock calibration and configuration all come from here, so the end of a
  * run and `tracer recover` of a crashed one take the same path to OTF2. */
-#ifndef TR_WRITER_JOURNAL_LOAD_H
-#define TR_WRITER_JOURNAL_LOAD_H
+#ifndef TR_JOURNAL_JOURNAL_LOAD_H
+#define TR_JOURNAL_JOURNAL_LOAD_H
 
 #include <stdint.h>
 
 #include "journal/journal_format.h"
 #include "journal/journal_read.h"
-#include "writer/collect.h"
-#include "writer/mpit_load.h"
-#include "writer/u64map.h"
+#include "journal/collect.h"
+#include "journal/mpit_load.h"
+#include "common/u64map.h"
 
 typedef struct tr_jsymbol {
     uint64_t codeptr;

@@ -1,5 +1,5 @@
 /* journal_load.c - a journal's frames -> tr_journal_data. */
-#include "writer/journal_load.h"
+#include "journal/journal_load.h"
 
 #include <errno.h>
 #include <stdio.h>

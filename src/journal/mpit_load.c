@@ -1,6 +1,6 @@
 /* mpit_load.c - see mpit_load.h. Frames are checked field by field: a
  * damaged journal gives a shorter catalogue, never a crash. */
-#include "writer/mpit_load.h"
+#include "journal/mpit_load.h"
 
 #include <stdlib.h>
 #include <string.h>

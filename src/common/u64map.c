@@ -1,4 +1,4 @@
-#include "writer/u64map.h"
+#include "common/u64map.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-#include "writer/strtab.h"
+#include "common/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,14 +3,15 @@
  * onto the trace timeline by a fit of its clock pairs (offset and rate,
  * unwrapping at max_ticks), checked for order when the source is ordered,
  * and sorted. docs/trace-model.md says how the result appears in OTF2. */
-#ifndef TR_WRITER_MPIT_MODEL_H
-#define TR_WRITER_MPIT_MODEL_H
+#ifndef TR_MODEL_MPIT_MODEL_H
+#define TR_MODEL_MPIT_MODEL_H
 
-#include <otf2/otf2.h>
 #include <stdint.h>
 
 #include "core/record.h"
-#include "writer/mpit_load.h"
+#include "journal/collect.h"
+#include "journal/journal_load.h"
+#include "journal/mpit_load.h"
 
 typedef struct tr_mpit_item {
     uint64_t time;          /* ns on the trace timeline */
@@ -39,11 +40,14 @@ typedef struct tr_mpit_model {
     tr_mpit_loc *locs;
     uint32_t nlocs;
     uint32_t nlocated;          /* sources with a location (and events) */
-    uint32_t *type_attr;        /* per jd->mpit.types[i]: index of its element 0 in elem_attr */
-    uint32_t *elem_attr;        /* attribute id of each type's elements, type by type */
-    uint32_t nelem;
 } tr_mpit_model;
 
+/* @m from @jd's MPI_T catalogue and the MPI_T records of @data's streams;
+ * its locations numbered from @first_location; widens [*t_min, *t_max] to
+ * its events. Leaves @m empty (locs NULL) when the run had no MPI_T.
+ * Returns 0, or -1 out of memory. Part of the model layer: no OTF2. */
+int tr_mpit_model_build(tr_mpit_model *m, const tr_journal_data *jd, const tr_collected *data, uint64_t first_location,
+                        uint64_t *t_min, uint64_t *t_max);
 void tr_mpit_model_free(tr_mpit_model *m);
 
 #endif
