@@ -13,6 +13,7 @@
 
 #include <otf2/otf2.h>
 
+#include "common/trace_vocab.h"
 #include "convert_internal.h"
 #include "convert_utf8.h"
 
@@ -308,7 +309,8 @@ static int tc_group_process(struct tc_state *st, struct tc_lgroup *g)
 static enum tc_track_kind tc_track_kind_of(const struct tc_loc *l)
 {
     if (l->type == OTF2_LOCATION_TYPE_CPU_THREAD)
-        return strncmp(l->name, "MPI_T source ", 13) == 0 ? TC_TRACK_MPIT : TC_TRACK_THREAD;
+        return strncmp(l->name, TRV_MPIT_SOURCE_PREFIX, TRV_LEN(TRV_MPIT_SOURCE_PREFIX)) == 0 ? TC_TRACK_MPIT
+                                                                                         : TC_TRACK_THREAD;
     if (l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM)
         return TC_TRACK_DEVICE;
     return TC_TRACK_OTHER;

@@ -46,9 +46,9 @@
 
 #include <otf2/otf2.h>
 
+#include "common/trace_vocab.h"
 #include "convert_internal.h"
 
-#define TC_ANCHOR_NAME "traces.otf2"
 /* Events per OTF2_Reader_ReadGlobalEvents call: how often progress is looked at. */
 #define TC_BATCH 65536
 #define TC_PROGRESS_NS 500000000ull
@@ -228,12 +228,12 @@ static char *tc_anchor(const char *path, char *err, size_t errlen)
         size_t len = strlen(path);
         while (len > 1 && path[len - 1] == '/')
             len--;
-        if (asprintf(&anchor, "%.*s/%s", (int)len, path, TC_ANCHOR_NAME) < 0) {
+        if (asprintf(&anchor, "%.*s/%s", (int)len, path, TRV_ANCHOR_NAME) < 0) {
             snprintf(err, errlen, "out of memory");
             return NULL;
         }
         if (stat(anchor, &sb) != 0) {
-            snprintf(err, errlen, "no %s in this directory", TC_ANCHOR_NAME);
+            snprintf(err, errlen, "no %s in this directory", TRV_ANCHOR_NAME);
             free(anchor);
             return NULL;
         }
