@@ -35,13 +35,6 @@ static const char *const tc_paradigm_names[] = {
 
 /* ---- global definitions ------------------------------------------------------ */
 
-#define TC_PUSH_OR_FAIL(st, vec, type, var)          \
-    struct type *var = otr_vec_push(&(st)->vec, sizeof *var); \
-    if (!var) {                                       \
-        (st)->oom = true;                             \
-        return OTF2_CALLBACK_INTERRUPT;               \
-    }
-
 static OTF2_CallbackCode tc_def_clock(void *user, uint64_t resolution, uint64_t offset, uint64_t length,
                                       uint64_t realtime)
 {
@@ -81,7 +74,7 @@ static OTF2_CallbackCode tc_def_region(void *user, OTF2_RegionRef self, OTF2_Str
 {
     (void)canon, (void)desc, (void)flags, (void)file, (void)begin_line, (void)end_line;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, regions, tc_region, r);
+    OTR_PUSH_OR_INTERRUPT(&st->regions, struct tc_region, r, st->oom);
     r->id = self;
     r->name_ref = name;
     r->paradigm = paradigm;
@@ -97,7 +90,7 @@ static OTF2_CallbackCode tc_def_attribute(void *user, OTF2_AttributeRef self, OT
 {
     (void)desc, (void)type;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, attrs, tc_attr, a);
+    OTR_PUSH_OR_INTERRUPT(&st->attrs, struct tc_attr, a, st->oom);
     a->id = self;
     a->name_ref = name;
     return OTF2_CALLBACK_SUCCESS;
@@ -109,7 +102,7 @@ static OTF2_CallbackCode tc_def_lgroup(void *user, OTF2_LocationGroupRef self, O
 {
     (void)parent;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, lgroups, tc_lgroup, g);
+    OTR_PUSH_OR_INTERRUPT(&st->lgroups, struct tc_lgroup, g, st->oom);
     g->id = self;
     g->name_ref = name;
     g->type = type;
@@ -123,7 +116,7 @@ static OTF2_CallbackCode tc_def_location(void *user, OTF2_LocationRef self, OTF2
                                          OTF2_LocationGroupRef group)
 {
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, locs, tc_loc, l);
+    OTR_PUSH_OR_INTERRUPT(&st->locs, struct tc_loc, l, st->oom);
     l->id = self;
     l->name_ref = name;
     l->type = type;
@@ -139,7 +132,7 @@ static OTF2_CallbackCode tc_def_member(void *user, OTF2_MetricMemberRef self, OT
 {
     (void)desc, (void)mtype, (void)mode, (void)vtype, (void)base, (void)exponent;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, members, tc_member, m);
+    OTR_PUSH_OR_INTERRUPT(&st->members, struct tc_member, m, st->oom);
     m->id = self;
     m->name_ref = name;
     m->unit_ref = unit;
@@ -173,7 +166,7 @@ static OTF2_CallbackCode tc_def_metric_instance(void *user, OTF2_MetricRef self,
 {
     (void)recorder;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, metrics, tc_metric, m);
+    OTR_PUSH_OR_INTERRUPT(&st->metrics, struct tc_metric, m, st->oom);
     m->id = self;
     m->instance = true;
     m->klass = klass;
@@ -210,7 +203,7 @@ static OTF2_CallbackCode tc_def_comm(void *user, OTF2_CommRef self, OTF2_StringR
 {
     (void)name, (void)parent, (void)flags;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, comms, tc_comm, c);
+    OTR_PUSH_OR_INTERRUPT(&st->comms, struct tc_comm, c, st->oom);
     c->id = self;
     c->group = group;
     return OTF2_CALLBACK_SUCCESS;
@@ -221,7 +214,7 @@ static OTF2_CallbackCode tc_def_win(void *user, OTF2_RmaWinRef self, OTF2_String
 {
     (void)name, (void)flags;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, wins, tc_win, w);
+    OTR_PUSH_OR_INTERRUPT(&st->wins, struct tc_win, w, st->oom);
     w->id = self;
     w->comm = comm;
     return OTF2_CALLBACK_SUCCESS;

@@ -30,23 +30,21 @@
  * last timestamp.
  *
  * The reader's files (convert_internal.h has what they share):
- *   convert_read.c    this: error capture, the pass, tc_convert()
+ *   convert_read.c    this: the pass, failure messages, tc_convert()
  *   convert_defs.c    definitions, processes and tracks, opening locations
  *   convert_events.c  the event callbacks, and the ordering invariant that
  *                     lets an Enter wait for its location's next event
- *                     without a queue */
-#define _GNU_SOURCE /* asprintf */
-#include <errno.h>
+ *                     without a queue
+ * on the OTF2 reading layer src/otf2read/ (opening the archive with OTF2's
+ * errors captured, reading with these callbacks), shared with the summary. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <otf2/otf2.h>
 
-#include "common/trace_vocab.h"
 #include "convert_internal.h"
 
 /* Events per OTF2_Reader_ReadGlobalEvents call: how often progress is looked at. */

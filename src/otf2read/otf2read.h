@@ -72,6 +72,16 @@ static inline int otr_reserve(void **buf, uint32_t *cap, uint32_t n, size_t size
     return 0;
 }
 
+/* In a definition or event callback: appends a zeroed record of TYPE to
+ * the otr_vec *VEC as VAR, or, out of memory, sets OOM and interrupts the
+ * reading (the caller then reports "out of memory"). */
+#define OTR_PUSH_OR_INTERRUPT(vec, type, var, oom) \
+    type *var = otr_vec_push((vec), sizeof *var);  \
+    if (!var) {                                    \
+        (oom) = true;                              \
+        return OTF2_CALLBACK_INTERRUPT;            \
+    }
+
 /* ---- the archive ------------------------------------------------------------ */
 
 #define OTR_MSG_LEN 256

@@ -62,11 +62,7 @@ static OTF2_CallbackCode tr_def_region(void *user, OTF2_RegionRef self, OTF2_Str
     (void)begin_line;
     (void)end_line;
     struct tr_state *st = user;
-    struct tr_region *r = otr_vec_push(&st->regions, sizeof *r);
-    if (!r) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->regions, struct tr_region, r, st->oom);
     r->id = self;
     r->name = name;
     r->canon = canon;
@@ -82,11 +78,7 @@ static OTF2_CallbackCode tr_def_attribute(void *user, OTF2_AttributeRef self,
     (void)desc;
     (void)type;
     struct tr_state *st = user;
-    struct tr_attr *a = otr_vec_push(&st->attrs, sizeof *a);
-    if (!a) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->attrs, struct tr_attr, a, st->oom);
     a->id = self;
     a->name = name;
     return OTF2_CALLBACK_SUCCESS;
@@ -99,11 +91,7 @@ static OTF2_CallbackCode tr_def_group(void *user, OTF2_LocationGroupRef self,
 {
     (void)parent;
     struct tr_state *st = user;
-    struct tr_group *g = otr_vec_push(&st->groups, sizeof *g);
-    if (!g) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->groups, struct tr_group, g, st->oom);
     g->id = self;
     g->name = name;
     g->type = type;
@@ -122,11 +110,7 @@ static OTF2_CallbackCode tr_def_group_property(void *user, OTF2_LocationGroupRef
     struct tr_state *st = user;
     if (type != OTF2_TYPE_STRING)
         return OTF2_CALLBACK_SUCCESS;
-    struct tr_group_prop *p = otr_vec_push(&st->gprops, sizeof *p);
-    if (!p) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->gprops, struct tr_group_prop, p, st->oom);
     p->group = group;
     p->name = name;
     p->value = value.stringRef;
@@ -139,11 +123,7 @@ static OTF2_CallbackCode tr_def_location(void *user, OTF2_LocationRef self, OTF2
 {
     (void)n_events;
     struct tr_state *st = user;
-    struct tr_loc *loc = otr_vec_push(&st->locations, sizeof *loc);
-    if (!loc) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->locations, struct tr_loc, loc, st->oom);
     loc->id = self;
     loc->name = name;
     loc->group = group;
@@ -162,11 +142,7 @@ static OTF2_CallbackCode tr_def_rma_win(void *user, OTF2_RmaWinRef self, OTF2_St
     (void)comm;
     (void)flags;
     struct tr_state *st = user;
-    struct tr_rma_win *w = otr_vec_push(&st->wins, sizeof *w);
-    if (!w) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->wins, struct tr_rma_win, w, st->oom);
     w->id = self;
     w->name = name;
     return OTF2_CALLBACK_SUCCESS;
@@ -179,11 +155,7 @@ static OTF2_CallbackCode tr_def_metric_member(void *user, OTF2_MetricMemberRef s
 {
     (void)desc, (void)mtype, (void)mode, (void)vtype, (void)base, (void)exponent, (void)unit;
     struct tr_state *st = user;
-    struct tr_metric_member *m = otr_vec_push(&st->members, sizeof *m);
-    if (!m) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->members, struct tr_metric_member, m, st->oom);
     m->id = self;
     m->name = name;
     return OTF2_CALLBACK_SUCCESS;
@@ -217,11 +189,7 @@ static OTF2_CallbackCode tr_def_metric_instance(void *user, OTF2_MetricRef self,
 {
     (void)recorder, (void)scope_type, (void)scope;
     struct tr_state *st = user;
-    struct tr_metric *m = otr_vec_push(&st->metrics, sizeof *m);
-    if (!m) {
-        st->oom = true;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    OTR_PUSH_OR_INTERRUPT(&st->metrics, struct tr_metric, m, st->oom);
     m->id = self;
     m->class = metric_class;
     return OTF2_CALLBACK_SUCCESS;

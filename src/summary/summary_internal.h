@@ -137,6 +137,8 @@ struct tr_frame {
     size_t ompstat;        /* parallel regions: 1 + index into tr_state.ompstats */
 };
 
+/* A location. Starts with its 64-bit id: sorted by tr_cmp_id64, and
+ * otr_open_locations() reads the ids of the table. */
 struct tr_loc {
     uint64_t id;
     uint32_t name;
