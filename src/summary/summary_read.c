@@ -38,7 +38,8 @@ static int tr_read(struct tr_state *st, char *err, size_t errlen)
         return -1;
     }
     if (st->locations.n > 0) {
-        /* A location without local definitions is normal: no `missing`. */
+        /* The summary counts what is there: a location whose local
+         * definitions alone are gone (`missing`) is no error here. */
         size_t missing;
         if ((rc = otr_open_locations(&st->ar, st->locations.v, st->locations.n, sizeof(struct tr_loc), &missing))
             != OTF2_SUCCESS) {
