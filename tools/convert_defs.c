@@ -13,6 +13,7 @@
 
 #include <otf2/otf2.h>
 
+#include "common/trace_vocab.h"
 #include "convert_internal.h"
 #include "convert_utf8.h"
 
@@ -33,13 +34,6 @@ static const char *const tc_paradigm_names[] = {
 };
 
 /* ---- global definitions ------------------------------------------------------ */
-
-#define TC_PUSH_OR_FAIL(st, vec, type, var)          \
-    struct type *var = tc_vec_push(&(st)->vec, sizeof *var); \
-    if (!var) {                                       \
-        (st)->oom = true;                             \
-        return OTF2_CALLBACK_INTERRUPT;               \
-    }
 
 static OTF2_CallbackCode tc_def_clock(void *user, uint64_t resolution, uint64_t offset, uint64_t length,
                                       uint64_t realtime)
@@ -62,7 +56,7 @@ static OTF2_CallbackCode tc_def_string(void *user, OTF2_StringRef self, const ch
         st->oom = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    struct tc_string *s = tc_vec_push(&st->strings, sizeof *s);
+    struct tc_string *s = otr_vec_push(&st->strings, sizeof *s);
     if (!s) {
         free(copy);
         st->oom = true;
@@ -80,7 +74,7 @@ static OTF2_CallbackCode tc_def_region(void *user, OTF2_RegionRef self, OTF2_Str
 {
     (void)canon, (void)desc, (void)flags, (void)file, (void)begin_line, (void)end_line;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, regions, tc_region, r);
+    OTR_PUSH_OR_INTERRUPT(&st->regions, struct tc_region, r, st->oom);
     r->id = self;
     r->name_ref = name;
     r->paradigm = paradigm;
@@ -96,7 +90,7 @@ static OTF2_CallbackCode tc_def_attribute(void *user, OTF2_AttributeRef self, OT
 {
     (void)desc, (void)type;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, attrs, tc_attr, a);
+    OTR_PUSH_OR_INTERRUPT(&st->attrs, struct tc_attr, a, st->oom);
     a->id = self;
     a->name_ref = name;
     return OTF2_CALLBACK_SUCCESS;
@@ -108,7 +102,7 @@ static OTF2_CallbackCode tc_def_lgroup(void *user, OTF2_LocationGroupRef self, O
 {
     (void)parent;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, lgroups, tc_lgroup, g);
+    OTR_PUSH_OR_INTERRUPT(&st->lgroups, struct tc_lgroup, g, st->oom);
     g->id = self;
     g->name_ref = name;
     g->type = type;
@@ -122,7 +116,7 @@ static OTF2_CallbackCode tc_def_location(void *user, OTF2_LocationRef self, OTF2
                                          OTF2_LocationGroupRef group)
 {
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, locs, tc_loc, l);
+    OTR_PUSH_OR_INTERRUPT(&st->locs, struct tc_loc, l, st->oom);
     l->id = self;
     l->name_ref = name;
     l->type = type;
@@ -138,7 +132,7 @@ static OTF2_CallbackCode tc_def_member(void *user, OTF2_MetricMemberRef self, OT
 {
     (void)desc, (void)mtype, (void)mode, (void)vtype, (void)base, (void)exponent;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, members, tc_member, m);
+    OTR_PUSH_OR_INTERRUPT(&st->members, struct tc_member, m, st->oom);
     m->id = self;
     m->name_ref = name;
     m->unit_ref = unit;
@@ -152,7 +146,7 @@ static OTF2_CallbackCode tc_def_metric_class(void *user, OTF2_MetricRef self, ui
     (void)occ, (void)kind;
     struct tc_state *st = user;
     uint64_t *copy = malloc((n ? n : 1) * sizeof *copy);
-    struct tc_metric *m = copy ? tc_vec_push(&st->metrics, sizeof *m) : NULL;
+    struct tc_metric *m = copy ? otr_vec_push(&st->metrics, sizeof *m) : NULL;
     if (!m) {
         free(copy);
         st->oom = true;
@@ -172,7 +166,7 @@ static OTF2_CallbackCode tc_def_metric_instance(void *user, OTF2_MetricRef self,
 {
     (void)recorder;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, metrics, tc_metric, m);
+    OTR_PUSH_OR_INTERRUPT(&st->metrics, struct tc_metric, m, st->oom);
     m->id = self;
     m->instance = true;
     m->klass = klass;
@@ -188,7 +182,7 @@ static OTF2_CallbackCode tc_def_group(void *user, OTF2_GroupRef self, OTF2_Strin
     (void)name, (void)flags;
     struct tc_state *st = user;
     uint64_t *copy = malloc((n ? n : 1) * sizeof *copy);
-    struct tc_cgroup *g = copy ? tc_vec_push(&st->cgroups, sizeof *g) : NULL;
+    struct tc_cgroup *g = copy ? otr_vec_push(&st->cgroups, sizeof *g) : NULL;
     if (!g) {
         free(copy);
         st->oom = true;
@@ -209,7 +203,7 @@ static OTF2_CallbackCode tc_def_comm(void *user, OTF2_CommRef self, OTF2_StringR
 {
     (void)name, (void)parent, (void)flags;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, comms, tc_comm, c);
+    OTR_PUSH_OR_INTERRUPT(&st->comms, struct tc_comm, c, st->oom);
     c->id = self;
     c->group = group;
     return OTF2_CALLBACK_SUCCESS;
@@ -220,22 +214,14 @@ static OTF2_CallbackCode tc_def_win(void *user, OTF2_RmaWinRef self, OTF2_String
 {
     (void)name, (void)flags;
     struct tc_state *st = user;
-    TC_PUSH_OR_FAIL(st, wins, tc_win, w);
+    OTR_PUSH_OR_INTERRUPT(&st->wins, struct tc_win, w, st->oom);
     w->id = self;
     w->comm = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_ErrorCode tc_read_global_defs(OTF2_Reader *rd, struct tc_state *st)
+void tc_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
 {
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
-    if (!gdr)
-        return OTF2_ERROR_FILE_CAN_NOT_OPEN;
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
-    if (!cb) {
-        st->oom = true;
-        return OTF2_ERROR_MEM_ALLOC_FAILED;
-    }
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, tc_def_clock);
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, tc_def_string);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, tc_def_region);
@@ -248,13 +234,6 @@ OTF2_ErrorCode tc_read_global_defs(OTF2_Reader *rd, struct tc_state *st)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, tc_def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, tc_def_comm);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, tc_def_win);
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, st);
-    OTF2_GlobalDefReaderCallbacks_Delete(cb);
-    uint64_t n = 0;
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
-    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    return st->oom ? OTF2_ERROR_MEM_ALLOC_FAILED : rc;
 }
 
 /* ---- processes and tracks ---------------------------------------------------- */
@@ -308,7 +287,8 @@ static int tc_group_process(struct tc_state *st, struct tc_lgroup *g)
 static enum tc_track_kind tc_track_kind_of(const struct tc_loc *l)
 {
     if (l->type == OTF2_LOCATION_TYPE_CPU_THREAD)
-        return strncmp(l->name, "MPI_T source ", 13) == 0 ? TC_TRACK_MPIT : TC_TRACK_THREAD;
+        return strncmp(l->name, TRV_MPIT_SOURCE_PREFIX, TRV_LEN(TRV_MPIT_SOURCE_PREFIX)) == 0 ? TC_TRACK_MPIT
+                                                                                         : TC_TRACK_THREAD;
     if (l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM)
         return TC_TRACK_DEVICE;
     return TC_TRACK_OTHER;
@@ -328,20 +308,20 @@ int tc_resolve_defs(struct tc_state *st)
                           : "other";
     }
     for (size_t i = 0; i < st->attrs.n; i++) {
-        struct tc_attr *a = tc_vec_at(&st->attrs, sizeof *a, i);
+        struct tc_attr *a = otr_vec_at(&st->attrs, sizeof *a, i);
         a->name = tc_str_or(st, a->name_ref, "?");
     }
     for (size_t i = 0; i < st->members.n; i++) {
-        struct tc_member *m = tc_vec_at(&st->members, sizeof *m, i);
+        struct tc_member *m = otr_vec_at(&st->members, sizeof *m, i);
         m->name = tc_str_or(st, m->name_ref, "metric");
         m->unit = tc_str_or(st, m->unit_ref, "");
     }
     for (size_t i = 0; i < st->lgroups.n; i++) {
-        struct tc_lgroup *g = tc_vec_at(&st->lgroups, sizeof *g, i);
+        struct tc_lgroup *g = otr_vec_at(&st->lgroups, sizeof *g, i);
         g->name = tc_str_or(st, g->name_ref, "process");
     }
     for (size_t i = 0; i < st->lgroups.n; i++)
-        if (tc_group_process(st, tc_vec_at(&st->lgroups, sizeof(struct tc_lgroup), i)) != 0)
+        if (tc_group_process(st, otr_vec_at(&st->lgroups, sizeof(struct tc_lgroup), i)) != 0)
             return -1;
     uint32_t orphans = TC_NONE; /* the process of locations without a group */
     for (size_t i = 0; i < st->locs.n; i++) {
@@ -361,7 +341,7 @@ int tc_resolve_defs(struct tc_state *st)
     for (size_t p = 0; p < sizeof st->comm_locations / sizeof st->comm_locations[0]; p++)
         st->comm_locations[p] = TC_NONE;
     for (size_t i = 0; i < st->cgroups.n; i++) {
-        const struct tc_cgroup *g = tc_vec_at(&st->cgroups, sizeof *g, i);
+        const struct tc_cgroup *g = otr_vec_at(&st->cgroups, sizeof *g, i);
         if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && (unsigned)g->paradigm < 32
             && st->comm_locations[g->paradigm] == TC_NONE)
             st->comm_locations[g->paradigm] = (uint32_t)i;
@@ -397,47 +377,16 @@ int tc_sink_begin(struct tc_state *st)
 
 /* A location's local definitions hold what OTF2 must know to give us
  * global ids and corrected times: the MappingTables of an MPI job's ranks
- * and their ClockOffsets. OTF2 applies both itself once they are read;
- * no callback of ours is needed. */
-OTF2_ErrorCode tc_open_locations(OTF2_Reader *rd, struct tc_state *st)
+ * and their ClockOffsets. OTF2 applies both itself once they are read
+ * (otr_open_locations); no callback of ours is needed. A location whose
+ * local definitions alone are gone (others have theirs: a damaged
+ * archive) would come out with wrong names and times, so it fails. */
+OTF2_ErrorCode tc_open_locations(struct tc_state *st)
 {
-    OTF2_ErrorCode rc;
-    for (size_t i = 0; i < st->locs.n; i++)
-        if ((rc = OTF2_Reader_SelectLocation(rd, tc_loc_at(st, i)->id)) != OTF2_SUCCESS)
-            return rc;
-    bool defs_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
-    st->otf2_msg[0] = '\0';
-    if ((rc = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS)
-        return rc;
-    bool some_defs = false;
-    for (size_t i = 0; i < st->locs.n; i++) {
-        uint64_t id = tc_loc_at(st, i)->id;
-        if (defs_open) {
-            /* A writer may give no location local definitions: forget
-             * OTF2's complaint, keep the reason of a real failure. */
-            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, id);
-            st->otf2_msg[0] = '\0';
-            if (dr) {
-                uint64_t n = 0;
-                rc = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
-                OTF2_Reader_CloseDefReader(rd, dr);
-                if (rc != OTF2_SUCCESS)
-                    return rc;
-                some_defs = true;
-            } else if (st->missing_defs == TC_NONE) {
-                st->missing_defs = (uint32_t)i;
-            }
-        }
-        if (!OTF2_Reader_GetEvtReader(rd, id))
-            return OTF2_ERROR_FILE_CAN_NOT_OPEN;
-    }
-    if (defs_open)
-        OTF2_Reader_CloseDefFiles(rd);
-    /* But when other locations have theirs, this one's are lost (a
-     * damaged archive), and with them its rank's id mappings and clock
-     * offsets: its events would come out with wrong names and times. */
-    if (!some_defs)
-        st->missing_defs = TC_NONE;
-    return st->missing_defs == TC_NONE ? OTF2_SUCCESS : OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    size_t missing;
+    OTF2_ErrorCode rc = otr_open_locations(&st->ar, st->locs.v, st->locs.n, sizeof(struct tc_loc), &missing);
+    st->missing_defs = missing == SIZE_MAX ? TC_NONE : (uint32_t)missing;
+    if (rc == OTF2_SUCCESS && st->missing_defs != TC_NONE)
+        rc = OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    return rc;
 }
-

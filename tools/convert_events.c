@@ -60,7 +60,7 @@ static uint64_t tc_ns(struct tc_state *st, OTF2_TimeStamp t)
 
 static int tc_push_slice(struct tc_state *st, struct tc_loc *l, uint32_t region)
 {
-    if (tc_reserve((void **)&l->stack, &l->stack_cap, l->depth + 1, sizeof *l->stack) != 0) {
+    if (otr_reserve((void **)&l->stack, &l->stack_cap, l->depth + 1, sizeof *l->stack) != 0) {
         st->oom = true;
         return -1;
     }
@@ -185,7 +185,7 @@ static void tc_arg_value(const struct tc_state *st, tc_arg *a, OTF2_Type type, O
 static int64_t tc_read_args(struct tc_state *st, OTF2_AttributeList *list, tc_arg **buf, uint32_t *cap)
 {
     uint32_t n = list ? OTF2_AttributeList_GetNumberOfElements(list) : 0;
-    if (tc_reserve((void **)buf, cap, n, sizeof **buf) != 0) {
+    if (otr_reserve((void **)buf, cap, n, sizeof **buf) != 0) {
         st->oom = true;
         return -1;
     }
@@ -285,7 +285,7 @@ static void tc_metric_name(const struct tc_state *st, const struct tc_member *m,
 {
     const struct tc_lgroup *g = l->group_pos == TC_NONE
                                     ? NULL
-                                    : tc_vec_at(&st->lgroups, sizeof *g, l->group_pos);
+                                    : otr_vec_at(&st->lgroups, sizeof *g, l->group_pos);
     if (inst) {
         const char *scope = NULL;
         const void *d;
@@ -334,7 +334,7 @@ static uint32_t tc_device_of(struct tc_state *st, uint64_t win, uint32_t remote)
         uint32_t all = (unsigned)g->paradigm < 32 ? st->comm_locations[g->paradigm] : TC_NONE;
         if (all == TC_NONE)
             return TC_NONE;
-        const struct tc_cgroup *cl = tc_vec_at(&st->cgroups, sizeof *cl, all);
+        const struct tc_cgroup *cl = otr_vec_at(&st->cgroups, sizeof *cl, all);
         if (g->members[remote] >= cl->n)
             return TC_NONE;
         locid = cl->members[g->members[remote]];
@@ -348,7 +348,7 @@ static uint32_t tc_device_of(struct tc_state *st, uint64_t win, uint32_t remote)
         return TC_NONE;
     const struct tc_lgroup *lg = l->group_pos == TC_NONE
                                      ? NULL
-                                     : tc_vec_at(&st->lgroups, sizeof *lg, l->group_pos);
+                                     : otr_vec_at(&st->lgroups, sizeof *lg, l->group_pos);
     uint64_t key;
     const char *label;
     if (lg && lg->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR) {
@@ -361,10 +361,10 @@ static uint32_t tc_device_of(struct tc_state *st, uint64_t win, uint32_t remote)
         return TC_NONE;
     }
     for (size_t i = 0; i < st->devices.n; i++)
-        if (((struct tc_device *)tc_vec_at(&st->devices, sizeof(struct tc_device), i))->key == key)
+        if (((struct tc_device *)otr_vec_at(&st->devices, sizeof(struct tc_device), i))->key == key)
             return (uint32_t)i;
     char *copy = strdup(label);
-    struct tc_device *d = copy ? tc_vec_push(&st->devices, sizeof *d) : NULL;
+    struct tc_device *d = copy ? otr_vec_push(&st->devices, sizeof *d) : NULL;
     if (!d) {
         free(copy);
         st->oom = true;
@@ -380,13 +380,13 @@ static uint32_t tc_device_of(struct tc_state *st, uint64_t win, uint32_t remote)
  * or a new one ("device 0 transfers 2", ...) when all are busy. */
 static int tc_device_slot(struct tc_state *st, uint32_t dev, uint32_t *slot)
 {
-    struct tc_device *d = tc_vec_at(&st->devices, sizeof *d, dev);
+    struct tc_device *d = otr_vec_at(&st->devices, sizeof *d, dev);
     for (uint32_t i = 0; i < d->ntracks; i++)
         if (!d->tracks[i].busy) {
             *slot = i;
             return 0;
         }
-    if (tc_reserve((void **)&d->tracks, &d->cap, d->ntracks + 1, sizeof *d->tracks) != 0) {
+    if (otr_reserve((void **)&d->tracks, &d->cap, d->ntracks + 1, sizeof *d->tracks) != 0) {
         st->oom = true;
         return -1;
     }
@@ -417,12 +417,12 @@ static int tc_xfer_begin(struct tc_state *st, struct tc_loc *l, uint32_t dev, ui
     uint32_t slot;
     if (tc_device_slot(st, dev, &slot) != 0)
         return -1;
-    struct tc_xfer *x = tc_vec_push(&st->xfers, sizeof *x);
+    struct tc_xfer *x = otr_vec_push(&st->xfers, sizeof *x);
     if (!x) {
         st->oom = true;
         return -1;
     }
-    struct tc_device *d = tc_vec_at(&st->devices, sizeof *d, dev);
+    struct tc_device *d = otr_vec_at(&st->devices, sizeof *d, dev);
     d->tracks[slot].busy = true;
     *x = (struct tc_xfer){ (uint32_t)(l - (struct tc_loc *)st->locs.v), l->depth, dev, slot, win, matching };
     const struct tc_region *r = tc_region_at(st, l->stack[l->depth - 1]);
@@ -441,11 +441,11 @@ static int tc_xfer_begin(struct tc_state *st, struct tc_loc *l, uint32_t dev, ui
 
 int tc_xfer_end(struct tc_state *st, size_t i, uint64_t ts)
 {
-    struct tc_xfer *x = tc_vec_at(&st->xfers, sizeof *x, i);
-    struct tc_device *d = tc_vec_at(&st->devices, sizeof *d, x->device);
+    struct tc_xfer *x = otr_vec_at(&st->xfers, sizeof *x, i);
+    struct tc_device *d = otr_vec_at(&st->devices, sizeof *d, x->device);
     d->tracks[x->slot].busy = false;
     uint32_t track = d->tracks[x->slot].track;
-    *x = *(struct tc_xfer *)tc_vec_at(&st->xfers, sizeof *x, --st->xfers.n);
+    *x = *(struct tc_xfer *)otr_vec_at(&st->xfers, sizeof *x, --st->xfers.n);
     if (st->sink->slice_end(st->sink, track, ts) != 0)
         return tc_sink_fail(st);
     return 0;
@@ -460,7 +460,7 @@ int tc_unwind(struct tc_state *st, struct tc_loc *l, uint32_t depth, uint64_t ts
     uint32_t pos = (uint32_t)(l - (struct tc_loc *)st->locs.v);
     while (l->depth > depth) {
         for (size_t i = 0; i < st->xfers.n;) {
-            const struct tc_xfer *x = tc_vec_at(&st->xfers, sizeof *x, i);
+            const struct tc_xfer *x = otr_vec_at(&st->xfers, sizeof *x, i);
             if (x->loc == pos && x->depth >= l->depth) {
                 if (tc_xfer_end(st, i, ts) != 0)
                     return -1;
@@ -496,7 +496,7 @@ static OTF2_CallbackCode tc_evt_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
     if (n < 0)
         return OTF2_CALLBACK_INTERRUPT;
     if (!l->listed) {
-        if (tc_reserve((void **)&st->held_list, &st->held_cap, st->nheld + 1, sizeof *st->held_list) != 0) {
+        if (otr_reserve((void **)&st->held_list, &st->held_cap, st->nheld + 1, sizeof *st->held_list) != 0) {
             st->oom = true;
             return OTF2_CALLBACK_INTERRUPT;
         }
@@ -581,7 +581,7 @@ static OTF2_CallbackCode tc_evt_complete(OTF2_LocationRef loc, OTF2_TimeStamp t,
     TC_EVENT_PROLOGUE(false);
     uint32_t pos = l ? (uint32_t)(l - (struct tc_loc *)st->locs.v) : TC_NONE;
     for (size_t i = 0; i < st->xfers.n; i++) {
-        const struct tc_xfer *x = tc_vec_at(&st->xfers, sizeof *x, i);
+        const struct tc_xfer *x = otr_vec_at(&st->xfers, sizeof *x, i);
         if (x->loc == pos && x->win == win && x->matching == matching)
             return tc_xfer_end(st, i, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
     }

@@ -7,7 +7,10 @@
  *                     definitions
  *   convert_events.c  the event callbacks: time and order (the hold-back
  *                     invariant), args, counters, transfers, slices
- *   convert_read.c    error capture, the pass, tc_convert()
+ *   convert_read.c    the pass, failure messages, tc_convert()
+ * Opening the archive, OTF2's error capture and reading definitions and
+ * events with these callbacks are the OTF2 reading layer's
+ * (src/otf2read/), shared with the summary.
  * Not an API: only these files include it, and only tc_convert() (in
  * convert_sink.h) leaves the reader. */
 #ifndef TR_TOOLS_CONVERT_INTERNAL_H
@@ -21,6 +24,7 @@
 #include <otf2/otf2.h>
 
 #include "convert_sink.h"
+#include "otf2read/otf2read.h"
 #include "convert_table.h"
 
 /* "No such position": a missing group, location, device or counter. */
@@ -152,7 +156,7 @@ struct tc_state {
     tc_sink *sink;
     tc_stats *stats;
 
-    struct tc_vec strings, regions, attrs, lgroups, locs, members, metrics, cgroups, comms, wins;
+    struct otr_vec strings, regions, attrs, lgroups, locs, members, metrics, cgroups, comms, wins;
     struct tc_index ix_strings, ix_regions, ix_attrs, ix_lgroups, ix_locs, ix_members, ix_metrics,
         ix_cgroups, ix_comms, ix_wins;
     /* The COMM_LOCATIONS group of each paradigm (TC_NONE: none). */
@@ -161,7 +165,7 @@ struct tc_state {
     tc_process *procs;
     uint32_t nprocs;
     uint32_t ntracks; /* locations, then tracks added for transfers */
-    struct tc_vec devices, xfers;
+    struct otr_vec devices, xfers;
     struct tc_map counters;
     uint32_t ncounters;
     uint64_t next_flow;
@@ -175,12 +179,14 @@ struct tc_state {
     uint32_t scratch_cap;
 
     uint64_t total_events; /* from the Location definitions, for progress */
+    bool progress;         /* show progress on stderr */
+    uint64_t progress_last; /* when it was last shown (CLOCK_MONOTONIC ns) */
     uint64_t clamped;      /* timestamps raised to keep the order */
 
     bool oom, sink_failed;
     int sink_errno;
     uint32_t missing_defs; /* a location whose local definitions are gone */
-    char otf2_msg[256];
+    struct otr_archive ar; /* the archive, and OTF2's first message */
 };
 
 /* The definition of table @table with OTF2 id @id, or NULL. */
@@ -201,12 +207,12 @@ static inline const char *tc_str_or(const struct tc_state *st, uint64_t ref, con
 
 static inline struct tc_loc *tc_loc_at(const struct tc_state *st, uint32_t pos)
 {
-    return tc_vec_at(&st->locs, sizeof(struct tc_loc), pos);
+    return otr_vec_at(&st->locs, sizeof(struct tc_loc), pos);
 }
 
 static inline struct tc_region *tc_region_at(const struct tc_state *st, uint32_t pos)
 {
-    return tc_vec_at(&st->regions, sizeof(struct tc_region), pos);
+    return otr_vec_at(&st->regions, sizeof(struct tc_region), pos);
 }
 
 /* Records that a sink call failed, with its errno, for the error message.
@@ -221,9 +227,9 @@ static inline int tc_sink_fail(struct tc_state *st)
 
 /* ---- convert_defs.c ---------------------------------------------------------- */
 
-/* Reads the global definitions into @st's tables. Returns OTF2_SUCCESS, or
- * the failure (OTF2_ERROR_MEM_ALLOC_FAILED with st->oom set). */
-OTF2_ErrorCode tc_read_global_defs(OTF2_Reader *rd, struct tc_state *st);
+/* Installs the global definition callbacks that fill @st's tables (their
+ * user data is the tc_state; otr_read_global_defs() reads with them). */
+void tc_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb);
 
 /* Once all definitions are in: indexes, names, processes, track kinds.
  * Returns 0, or -1 when out of memory. */
@@ -237,7 +243,7 @@ int tc_sink_begin(struct tc_state *st);
  * id mappings and clock offsets) and opens its event reader. Returns
  * OTF2_SUCCESS or the failure; st->missing_defs names a location whose
  * local definitions alone are gone. */
-OTF2_ErrorCode tc_open_locations(OTF2_Reader *rd, struct tc_state *st);
+OTF2_ErrorCode tc_open_locations(struct tc_state *st);
 
 /* ---- convert_events.c -------------------------------------------------------- */
 

@@ -30,51 +30,28 @@
  * last timestamp.
  *
  * The reader's files (convert_internal.h has what they share):
- *   convert_read.c    this: error capture, the pass, tc_convert()
+ *   convert_read.c    this: the pass, failure messages, tc_convert()
  *   convert_defs.c    definitions, processes and tracks, opening locations
  *   convert_events.c  the event callbacks, and the ordering invariant that
  *                     lets an Enter wait for its location's next event
- *                     without a queue */
-#define _GNU_SOURCE /* asprintf */
-#include <errno.h>
+ *                     without a queue
+ * on the OTF2 reading layer src/otf2read/ (opening the archive with OTF2's
+ * errors captured, reading with these callbacks), shared with the summary. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <otf2/otf2.h>
 
 #include "convert_internal.h"
 
-#define TC_ANCHOR_NAME "traces.otf2"
 /* Events per OTF2_Reader_ReadGlobalEvents call: how often progress is looked at. */
 #define TC_BATCH 65536
 #define TC_PROGRESS_NS 500000000ull
 
-/* ---- OTF2 error capture, failure messages ------------------------------------ */
-
-/* OTF2 prints its errors to stderr unless told otherwise; keep the first
- * one so the user sees a single `tracer:` line with the real reason. */
-static OTF2_ErrorCode tc_otf2_error(void *user, const char *file, uint64_t line, const char *function,
-                                    OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-    (void)file, (void)line, (void)function;
-    struct tc_state *st = user;
-    if (st && st->otf2_msg[0] == '\0') {
-        char msg[200] = "";
-        if (fmt)
-            vsnprintf(msg, sizeof msg, fmt, va);
-        /* The innermost failure of a file operation reads "POSIX: 'path'";
-         * the errno meaning is only in the code. */
-        if (strncmp(msg, "POSIX: ", 7) == 0)
-            snprintf(st->otf2_msg, sizeof st->otf2_msg, "%s: %s", msg + 7, OTF2_Error_GetDescription(code));
-        else
-            snprintf(st->otf2_msg, sizeof st->otf2_msg, "%s", msg[0] ? msg : OTF2_Error_GetDescription(code));
-    }
-    return code;
-}
+/* ---- failure messages ------------------------------------------------------------- */
 
 /* The one-line reason in @err. Running out of memory or a failed sink is
  * the cause of whatever OTF2 then reported, so it is named first. */
@@ -85,10 +62,8 @@ static void tc_fail(const struct tc_state *st, OTF2_ErrorCode code, const char *
     else if (st->sink_failed)
         snprintf(err, errlen, "cannot write the output%s%s", st->sink_errno ? ": " : "",
                  st->sink_errno ? strerror(st->sink_errno) : "");
-    else if (st->otf2_msg[0])
-        snprintf(err, errlen, "%s: %s", what, st->otf2_msg);
     else
-        snprintf(err, errlen, "%s: %s", what, OTF2_Error_GetDescription(code));
+        otr_fail(&st->ar, code, what, err, errlen);
 }
 
 /* ---- the pass ---------------------------------------------------------------------------------- */
@@ -127,50 +102,35 @@ static int tc_finish(struct tc_state *st)
     return 0;
 }
 
-static OTF2_ErrorCode tc_read_events(OTF2_Reader *rd, struct tc_state *st, int progress)
+/* After each batch of events: the count, and progress now and then. */
+static void tc_after_batch(void *user, uint64_t n)
 {
-    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(rd);
-    if (!ger)
-        return OTF2_ERROR_FILE_CAN_NOT_OPEN;
-    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
-    if (!cb) {
-        OTF2_Reader_CloseGlobalEvtReader(rd, ger);
-        st->oom = true;
-        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    struct tc_state *st = user;
+    st->stats->events += n;
+    if (st->progress && tc_mono_ns() - st->progress_last >= TC_PROGRESS_NS) {
+        tc_progress(st, st->stats->events);
+        st->progress_last = tc_mono_ns();
     }
-    tc_set_event_callbacks(cb);
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, st);
-    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
-    uint64_t last = progress ? tc_mono_ns() : 0;
-    if (progress)
+}
+
+static OTF2_ErrorCode tc_read_events(struct tc_state *st)
+{
+    if (st->progress) {
+        st->progress_last = tc_mono_ns();
         tc_progress(st, 0);
-    while (rc == OTF2_SUCCESS) {
-        uint64_t n = 0;
-        rc = OTF2_Reader_ReadGlobalEvents(rd, ger, TC_BATCH, &n);
-        st->stats->events += n;
-        if (progress && tc_mono_ns() - last >= TC_PROGRESS_NS) {
-            tc_progress(st, st->stats->events);
-            last = tc_mono_ns();
-        }
-        if (n < TC_BATCH)
-            break;
     }
-    if (progress) {
+    OTF2_ErrorCode rc = otr_read_events(&st->ar, tc_set_event_callbacks, st, &st->oom, TC_BATCH, tc_after_batch);
+    if (st->progress) {
         tc_progress(st, st->stats->events);
         fputc('\n', stderr);
     }
-    OTF2_Reader_CloseGlobalEvtReader(rd, ger);
     return rc;
 }
 
-static int tc_read(OTF2_Reader *rd, struct tc_state *st, int progress, char *err, size_t errlen)
+static int tc_read(struct tc_state *st, char *err, size_t errlen)
 {
-    OTF2_ErrorCode rc = OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-    if (rc != OTF2_SUCCESS) {
-        tc_fail(st, rc, "cannot set up the reader", err, errlen);
-        return -1;
-    }
-    if ((rc = tc_read_global_defs(rd, st)) != OTF2_SUCCESS) {
+    OTF2_ErrorCode rc;
+    if ((rc = otr_read_global_defs(&st->ar, tc_def_callbacks, st, &st->oom)) != OTF2_SUCCESS) {
         tc_fail(st, rc, "cannot read the definitions", err, errlen);
         return -1;
     }
@@ -180,7 +140,7 @@ static int tc_read(OTF2_Reader *rd, struct tc_state *st, int progress, char *err
         return -1;
     }
     st->stats->locations = st->locs.n;
-    if (st->locs.n > 0 && (rc = tc_open_locations(rd, st)) != OTF2_SUCCESS) {
+    if (st->locs.n > 0 && (rc = tc_open_locations(st)) != OTF2_SUCCESS) {
         if (st->missing_defs != TC_NONE) {
             const struct tc_loc *l = tc_loc_at(st, st->missing_defs);
             snprintf(err, errlen, "the local definitions of location %llu ('%s') are missing, those of others "
@@ -198,8 +158,8 @@ static int tc_read(OTF2_Reader *rd, struct tc_state *st, int progress, char *err
         return -1;
     }
     if (st->locs.n > 0) {
-        rc = tc_read_events(rd, st, progress);
-        OTF2_Reader_CloseEvtFiles(rd);
+        rc = tc_read_events(st);
+        OTF2_Reader_CloseEvtFiles(st->ar.rd);
         if (rc != OTF2_SUCCESS || st->oom || st->sink_failed) {
             tc_fail(st, rc, "cannot read the events (a damaged or cut event file?)", err, errlen);
             return -1;
@@ -214,62 +174,25 @@ static int tc_read(OTF2_Reader *rd, struct tc_state *st, int progress, char *err
     return 0;
 }
 
-/* Accept the trace directory or the anchor file itself; say precisely which
- * of the two is wrong because OTF2's own message for a bad path is vague. */
-static char *tc_anchor(const char *path, char *err, size_t errlen)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        return NULL;
-    }
-    char *anchor;
-    if (S_ISDIR(sb.st_mode)) {
-        size_t len = strlen(path);
-        while (len > 1 && path[len - 1] == '/')
-            len--;
-        if (asprintf(&anchor, "%.*s/%s", (int)len, path, TC_ANCHOR_NAME) < 0) {
-            snprintf(err, errlen, "out of memory");
-            return NULL;
-        }
-        if (stat(anchor, &sb) != 0) {
-            snprintf(err, errlen, "no %s in this directory", TC_ANCHOR_NAME);
-            free(anchor);
-            return NULL;
-        }
-    } else if (!(anchor = strdup(path))) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
-        snprintf(err, errlen, "not an OTF2 archive (%s)",
-                 S_ISREG(sb.st_mode) ? "the anchor file is empty: a run that never wrote its trace?"
-                                     : "no regular anchor file");
-        free(anchor);
-        return NULL;
-    }
-    return anchor;
-}
-
 static void tc_state_free(struct tc_state *st)
 {
     for (size_t i = 0; i < st->strings.n; i++)
-        free(((struct tc_string *)tc_vec_at(&st->strings, sizeof(struct tc_string), i))->s);
+        free(((struct tc_string *)otr_vec_at(&st->strings, sizeof(struct tc_string), i))->s);
     for (size_t i = 0; i < st->locs.n; i++) {
         struct tc_loc *l = tc_loc_at(st, i);
         free(l->stack);
         free(l->held_args);
     }
     for (size_t i = 0; i < st->metrics.n; i++)
-        free(((struct tc_metric *)tc_vec_at(&st->metrics, sizeof(struct tc_metric), i))->members);
+        free(((struct tc_metric *)otr_vec_at(&st->metrics, sizeof(struct tc_metric), i))->members);
     for (size_t i = 0; i < st->cgroups.n; i++)
-        free(((struct tc_cgroup *)tc_vec_at(&st->cgroups, sizeof(struct tc_cgroup), i))->members);
+        free(((struct tc_cgroup *)otr_vec_at(&st->cgroups, sizeof(struct tc_cgroup), i))->members);
     for (size_t i = 0; i < st->devices.n; i++) {
-        struct tc_device *d = tc_vec_at(&st->devices, sizeof *d, i);
+        struct tc_device *d = otr_vec_at(&st->devices, sizeof *d, i);
         free(d->label);
         free(d->tracks);
     }
-    struct tc_vec *vecs[] = { &st->strings, &st->regions, &st->attrs, &st->lgroups, &st->locs, &st->members,
+    struct otr_vec *vecs[] = { &st->strings, &st->regions, &st->attrs, &st->lgroups, &st->locs, &st->members,
                               &st->metrics, &st->cgroups, &st->comms, &st->wins, &st->devices, &st->xfers };
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         free(vecs[i]->v);
@@ -288,20 +211,15 @@ int tc_convert(const char *path, tc_sink *sink, int progress, tc_stats *stats, c
     memset(stats, 0, sizeof *stats);
     if (errlen)
         err[0] = '\0';
-    char *anchor = tc_anchor(path, err, errlen);
+    char *anchor = otr_anchor(path, OTR_ANCHOR_NONEMPTY, err, errlen);
     if (!anchor)
         return -1;
-    struct tc_state st = { .sink = sink, .stats = stats, .missing_defs = TC_NONE };
-    OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(tc_otf2_error, &st);
+    struct tc_state st = { .sink = sink, .stats = stats, .missing_defs = TC_NONE, .progress = progress != 0 };
     int ret = -1;
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
-    if (!rd) {
-        snprintf(err, errlen, "not an OTF2 archive%s%s", st.otf2_msg[0] ? ": " : "", st.otf2_msg);
-    } else {
-        ret = tc_read(rd, &st, progress, err, errlen);
-        OTF2_Reader_Close(rd);
+    if (otr_open(&st.ar, anchor, err, errlen) == 0) {
+        ret = tc_read(&st, err, errlen);
+        otr_close(&st.ar);
     }
-    OTF2_Error_RegisterCallback(prev, NULL);
     if (ret == 0 && st.clamped)
         fprintf(stderr, "tracer: convert: %llu events were earlier than an event before them and were moved to its "
                 "time (the archive's clocks disagree)\n", (unsigned long long)st.clamped);

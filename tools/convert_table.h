@@ -1,6 +1,7 @@
 /* convert_table.h - the containers of tracer convert's reader
- * (convert_internal.h): a growable array, lookup of OTF2 definitions by id,
- * and a map from a composite key to a dense id (the counters).
+ * (convert_internal.h): lookup of OTF2 definitions by id (over the
+ * growable array of src/otf2read/otf2read.h) and a map from a composite
+ * key to a dense id (the counters).
  *
  * Header-only and static inline: small private helpers of the reader's
  * files, not an API. Everything here grows with the definitions of an
@@ -13,51 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- growable array ------------------------------------------------------ */
+#include "otf2read/otf2read.h"
 
-struct tc_vec {
-    void *v;
-    size_t n, cap;
-};
-
-/* Appends one zeroed element of @size bytes; NULL when out of memory (the
- * array is then unchanged). */
-static inline void *tc_vec_push(struct tc_vec *vec, size_t size)
-{
-    if (vec->n == vec->cap) {
-        size_t cap = vec->cap ? vec->cap * 2 : 16;
-        void *v = realloc(vec->v, cap * size);
-        if (!v)
-            return NULL;
-        vec->v = v;
-        vec->cap = cap;
-    }
-    void *slot = (char *)vec->v + vec->n++ * size;
-    memset(slot, 0, size);
-    return slot;
-}
-
-static inline void *tc_vec_at(const struct tc_vec *vec, size_t size, size_t i)
-{
-    return (char *)vec->v + i * size;
-}
-
-/* Makes room for @n elements of @size bytes in *@buf (capacity *@cap).
- * Returns 0, or -1 when out of memory (the buffer is then unchanged). */
-static inline int tc_reserve(void **buf, uint32_t *cap, uint32_t n, size_t size)
-{
-    if (n <= *cap)
-        return 0;
-    uint32_t c = *cap ? *cap : 8;
-    while (c < n)
-        c *= 2;
-    void *b = realloc(*buf, (size_t)c * size);
-    if (!b)
-        return -1;
-    *buf = b;
-    *cap = c;
-    return 0;
-}
+/* The growable array (struct otr_vec, otr_vec_push, otr_vec_at,
+ * otr_reserve) is the OTF2 reading layer's, shared with the summary. */
 
 /* ---- definitions by id ----------------------------------------------------- */
 
@@ -82,15 +42,15 @@ static inline int tc_idpos_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static inline uint64_t tc_rec_id(const struct tc_vec *vec, size_t size, size_t i)
+static inline uint64_t tc_rec_id(const struct otr_vec *vec, size_t size, size_t i)
 {
     uint64_t id;
-    memcpy(&id, tc_vec_at(vec, size, i), sizeof id);
+    memcpy(&id, otr_vec_at(vec, size, i), sizeof id);
     return id;
 }
 
 /* Returns 0, or -1 when out of memory. */
-static inline int tc_index_build(struct tc_index *ix, const struct tc_vec *vec, size_t size)
+static inline int tc_index_build(struct tc_index *ix, const struct otr_vec *vec, size_t size)
 {
     ix->e = NULL;
     ix->n = 0;
@@ -110,16 +70,16 @@ static inline int tc_index_build(struct tc_index *ix, const struct tc_vec *vec, 
 }
 
 /* The record with @id, or NULL. */
-static inline void *tc_index_find(const struct tc_index *ix, const struct tc_vec *vec, size_t size,
+static inline void *tc_index_find(const struct tc_index *ix, const struct otr_vec *vec, size_t size,
                                   uint64_t id)
 {
     if (id < vec->n && tc_rec_id(vec, size, id) == id)
-        return tc_vec_at(vec, size, id);
+        return otr_vec_at(vec, size, id);
     if (!ix->e)
         return NULL;
     struct tc_idpos key = { id, 0 };
     const struct tc_idpos *hit = bsearch(&key, ix->e, ix->n, sizeof *ix->e, tc_idpos_cmp);
-    return hit ? tc_vec_at(vec, size, hit->pos) : NULL;
+    return hit ? otr_vec_at(vec, size, hit->pos) : NULL;
 }
 
 /* ---- composite key -> dense id ---------------------------------------------- */

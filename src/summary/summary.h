@@ -1,8 +1,9 @@
 /* summary.h - what a tracer OTF2 archive holds, counted for a report.
  *
- * One reader (summary_read.c) and two printers (summary_print.c), built as
- * the static library tracer_summary: the `tracer summary` command and
- * libtracer.so's end-of-run report (TRACER_SUMMARY=1) use the same code.
+ * One reader (summary_read.c and the files summary_internal.h lists, on
+ * the OTF2 reading layer src/otf2read/) and two printers (summary_print.c),
+ * built as the static library tracer_summary: the `tracer summary` command
+ * and libtracer.so's end-of-run report (TRACER_SUMMARY=1) use the same code.
  * Counting uses canonical region names, RMA events and the attributes of
  * docs/trace-model.md, never display names, except where a display name is
  * what is reported (kernels, regions, MPI_T event types).

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/trace_vocab.h"
 #include "writer/defs_codec.h"
 #include "writer/job_part.h"
 #include "writer/writer_internal.h"
@@ -37,7 +38,7 @@ OTF2_Archive *tr_archive_open(const char *dir, const char *machine) { return tr_
 
 OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int serial)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, TRV_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
@@ -113,7 +114,7 @@ void tr_archive_config_properties(OTF2_Archive *ar, char *const *config, uint32_
         const char *eq = config[i] ? strchr(config[i], '=') : 0;
         if (!eq || eq - config[i] > 100)
             continue;
-        snprintf(name, sizeof name, "TRACER::CONFIG::%.*s", (int)(eq - config[i]), config[i]);
+        snprintf(name, sizeof name, TRV_PROP_CONFIG_PREFIX "%.*s", (int)(eq - config[i]), config[i]);
         OTF2_Archive_SetProperty(ar, name, eq + 1, false);
     }
 }
@@ -121,11 +122,11 @@ void tr_archive_config_properties(OTF2_Archive *ar, char *const *config, uint32_
 /* The totals of what the size filter kept out of the event stream. */
 void tr_archive_filtered_properties(OTF2_Archive *ar, const uint64_t count[2], const uint64_t bytes[2])
 {
-    static const char *const dir[2] = {"TO_DEVICE", "FROM_DEVICE"};
+    static const char *const dir[2] = {TRV_PROP_SMALL_TO, TRV_PROP_SMALL_FROM};
     char name[160], value[160];
     for (int d = 0; d < 2; d++) {
-        snprintf(name, sizeof name, "TRACER::FILTERED::SMALL_TRANSFERS_%s", dir[d]);
-        snprintf(value, sizeof value, "%llu transfers, %llu bytes", (unsigned long long)count[d],
+        snprintf(name, sizeof name, TRV_PROP_SMALL_PREFIX "%s", dir[d]);
+        snprintf(value, sizeof value, TRV_PROP_SMALL_VALUE_FMT, (unsigned long long)count[d],
                  (unsigned long long)bytes[d]);
         OTF2_Archive_SetProperty(ar, name, value, false);
     }

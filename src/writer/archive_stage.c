@@ -1,4 +1,5 @@
 #define _GNU_SOURCE 1 /* renameat2 */
+#include "common/trace_vocab.h"
 #include "writer/archive_stage.h"
 
 #include <dirent.h>
@@ -157,7 +158,7 @@ static int move_new(int from_dir, const char *from, int to_dir, const char *to)
 
 int tr_stage_commit(tr_stage *s, char *err, size_t size)
 {
-    static const char *const parts[] = {"traces", "traces.def"};
+    static const char *const parts[] = {TRV_ARCHIVE_NAME, TRV_ARCHIVE_NAME ".def"};
     enum { NPARTS = sizeof parts / sizeof *parts };
     int moved[NPARTS] = {0};
     not_writable_by_others(s->fd, 0);
@@ -171,8 +172,8 @@ int tr_stage_commit(tr_stage *s, char *err, size_t size)
         else
             moved[i] = 1;
     }
-    if (!failed && renameat(s->fd, "traces.otf2", s->dir, "traces.otf2"))
-        failed = "traces.otf2";
+    if (!failed && renameat(s->fd, TRV_ANCHOR_NAME, s->dir, TRV_ANCHOR_NAME))
+        failed = TRV_ANCHOR_NAME;
     if (failed) {
         int e = errno;
         snprintf(err, size, "cannot move the archive's %s into place: %s%s", failed, strerror(e),

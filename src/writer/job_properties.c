@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_vocab.h"
 #include "writer/writer.h"
 #include "writer/writer_internal.h"
 
@@ -118,7 +119,7 @@ int tr_job_properties(OTF2_Archive *ar, const tr_rank_desc *const *ranks, size_t
     missing_ranks(&missing, ranks, n, size);
     int oom = end.oom || missing.oom;
     if (!oom) {
-        OTF2_Archive_SetProperty(ar, "TRACER::RUN::END", end.s, false);
+        OTF2_Archive_SetProperty(ar, TRV_PROP_RUN_END, end.s, false);
         copy_cut(r->ends, sizeof r->ends, end.s);
         char value[64];
         snprintf(value, sizeof value, "%zu/%d", present, size);

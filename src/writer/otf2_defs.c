@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/trace_vocab.h"
 #include "writer/writer_internal.h"
 
 static uint64_t key(int tag, uint64_t v) { return (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)); }
@@ -177,14 +178,14 @@ static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const cha
 static const char *target_kind_name(uint16_t kind)
 {
     switch (kind) {
-    case ompt_target: return "target";
-    case ompt_target_enter_data: return "target enter data";
-    case ompt_target_exit_data: return "target exit data";
-    case ompt_target_update: return "target update";
-    case ompt_target_nowait: return "target nowait";
-    case ompt_target_enter_data_nowait: return "target enter data nowait";
-    case ompt_target_exit_data_nowait: return "target exit data nowait";
-    case ompt_target_update_nowait: return "target update nowait";
+    case ompt_target: return TRV_REGION_TARGET;
+    case ompt_target_enter_data: return TRV_REGION_TARGET_ENTER_DATA;
+    case ompt_target_exit_data: return TRV_REGION_TARGET_EXIT_DATA;
+    case ompt_target_update: return TRV_REGION_TARGET_UPDATE;
+    case ompt_target_nowait: return TRV_REGION_TARGET_NOWAIT;
+    case ompt_target_enter_data_nowait: return TRV_REGION_TARGET_ENTER_DATA_NOWAIT;
+    case ompt_target_exit_data_nowait: return TRV_REGION_TARGET_EXIT_DATA_NOWAIT;
+    case ompt_target_update_nowait: return TRV_REGION_TARGET_UPDATE_NOWAIT;
     default: return "target (unknown kind)";
     }
 }
@@ -226,20 +227,20 @@ static const char *optype_name(uint16_t t, OTF2_RegionRole *role)
 {
     *role = OTF2_REGION_ROLE_ARTIFICIAL;
     switch (t) {
-    case ompt_target_data_alloc: *role = OTF2_REGION_ROLE_ALLOCATE; return "alloc";
-    case ompt_target_data_alloc_async: *role = OTF2_REGION_ROLE_ALLOCATE; return "alloc async";
-    case ompt_target_data_transfer_to_device: *role = OTF2_REGION_ROLE_DATA_TRANSFER; return "transfer to device";
+    case ompt_target_data_alloc: *role = OTF2_REGION_ROLE_ALLOCATE; return TRV_REGION_ALLOC;
+    case ompt_target_data_alloc_async: *role = OTF2_REGION_ROLE_ALLOCATE; return TRV_REGION_ALLOC_ASYNC;
+    case ompt_target_data_transfer_to_device: *role = OTF2_REGION_ROLE_DATA_TRANSFER; return TRV_REGION_TO_DEVICE;
     case ompt_target_data_transfer_to_device_async:
         *role = OTF2_REGION_ROLE_DATA_TRANSFER;
-        return "transfer to device async";
+        return TRV_REGION_TO_DEVICE_ASYNC;
     case ompt_target_data_transfer_from_device:
         *role = OTF2_REGION_ROLE_DATA_TRANSFER;
-        return "transfer from device";
+        return TRV_REGION_FROM_DEVICE;
     case ompt_target_data_transfer_from_device_async:
         *role = OTF2_REGION_ROLE_DATA_TRANSFER;
-        return "transfer from device async";
-    case ompt_target_data_delete: *role = OTF2_REGION_ROLE_DEALLOCATE; return "delete";
-    case ompt_target_data_delete_async: *role = OTF2_REGION_ROLE_DEALLOCATE; return "delete async";
+        return TRV_REGION_FROM_DEVICE_ASYNC;
+    case ompt_target_data_delete: *role = OTF2_REGION_ROLE_DEALLOCATE; return TRV_REGION_DELETE;
+    case ompt_target_data_delete_async: *role = OTF2_REGION_ROLE_DEALLOCATE; return TRV_REGION_DELETE_ASYNC;
     case ompt_target_data_associate: return "associate";
     case ompt_target_data_disassociate: return "disassociate";
     default: return "data op (unknown type)";
@@ -269,7 +270,7 @@ uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr)
         snprintf(name, sizeof name, "kernel (%s:%d)", basename_of(loc.file), loc.line);
     else
         snprintf(name, sizeof name, "kernel");
-    return region_new(w, key(KEY_KERNEL, tr_defs_string(w, name)), name, "kernel",
+    return region_new(w, key(KEY_KERNEL, tr_defs_string(w, name)), name, TRV_REGION_KERNEL,
                       "OpenMP target region executing on a device", OTF2_REGION_ROLE_FUNCTION,
                       OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
 }
@@ -300,7 +301,7 @@ uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark)
 
 uint32_t tr_defs_region_link(tr_writer *w, const char *canonical)
 {
-    const char *desc = !strcmp(canonical, "stale link pointer")
+    const char *desc = !strcmp(canonical, TRV_REGION_STALE_LINK)
                            ? "a link variable's device storage is not what its device reference pointer holds"
                            : "declare target link variable mapped to, or unmapped from, device storage";
     return region_new(w, key(KEY_LINK, canonical[5] == 'm' ? 1 : canonical[5] == 'u' ? 2 : 3), canonical, canonical,
@@ -317,10 +318,10 @@ static const struct {
     [TR_ATTR_CODEPTR] = {"codeptr_ra", "return address of the runtime entry point", OTF2_TYPE_UINT64},
     [TR_ATTR_OPTYPE] = {"optype", "ompt_target_data_op_t value", OTF2_TYPE_UINT32},
     [TR_ATTR_SRC_ADDR] = {"src_addr", "source address", OTF2_TYPE_UINT64},
-    [TR_ATTR_SRC_DEVICE] = {"src_device", "source device number", OTF2_TYPE_INT32},
+    [TR_ATTR_SRC_DEVICE] = {TRV_ATTR_SRC_DEVICE, "source device number", OTF2_TYPE_INT32},
     [TR_ATTR_DST_ADDR] = {"dst_addr", "destination address, as reported at the end", OTF2_TYPE_UINT64},
-    [TR_ATTR_DST_DEVICE] = {"dst_device", "destination device number (-1: none)", OTF2_TYPE_INT32},
-    [TR_ATTR_BYTES] = {"bytes", "bytes of the operation", OTF2_TYPE_UINT64},
+    [TR_ATTR_DST_DEVICE] = {TRV_ATTR_DST_DEVICE, "destination device number (-1: none)", OTF2_TYPE_INT32},
+    [TR_ATTR_BYTES] = {TRV_ATTR_BYTES, "bytes of the operation", OTF2_TYPE_UINT64},
     [TR_ATTR_TEAMS] = {"requested_teams", "requested_num_teams of the kernel", OTF2_TYPE_UINT32},
     [TR_ATTR_MODULE_ID] = {"module_id", "device_load module id", OTF2_TYPE_UINT64},
     [TR_ATTR_HOST_ADDR] = {"host_addr", "host address (device_load: the image; link events: the mapped range)",
@@ -329,10 +330,10 @@ static const struct {
                              OTF2_TYPE_UINT64},
     [TR_ATTR_FILE] = {"file", "device_load file name", OTF2_TYPE_STRING},
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
-    [TR_ATTR_INCOMPLETE] = {"incomplete", "1: begin seen, end never came; closed by tracer. 2: the same, in a team the OpenMP runtime forked for itself (hidden helpers), not the program's", OTF2_TYPE_UINT8},
+    [TR_ATTR_INCOMPLETE] = {TRV_ATTR_INCOMPLETE, "1: begin seen, end never came; closed by tracer. 2: the same, in a team the OpenMP runtime forked for itself (hidden helpers), not the program's", OTF2_TYPE_UINT8},
     [TR_ATTR_VALUE] = {"value", "tracer_mark() value", OTF2_TYPE_UINT64},
     [TR_ATTR_LOST] = {"lost", "events dropped (TRACER_ON_FULL=drop) in this gap", OTF2_TYPE_UINT64},
-    [TR_ATTR_VARIABLE] = {"variable", "the named global the host address belongs to", OTF2_TYPE_STRING},
+    [TR_ATTR_VARIABLE] = {TRV_ATTR_VARIABLE, "the named global the host address belongs to", OTF2_TYPE_STRING},
     [TR_ATTR_REF_PTR] = {"ref_ptr", "device address of the link variable's reference pointer (0 unknown)",
                          OTF2_TYPE_UINT64},
     [TR_ATTR_REF_PTR_WRITTEN] = {"ref_ptr_written", "1: the runtime wrote the storage into the reference pointer",
@@ -354,9 +355,9 @@ static const struct {
     [TR_ATTR_MPIT_ORDER_VIOLATION] = {"mpit_order_violation",
                                       "1: an ordered source delivered this tick after a later one",
                                       OTF2_TYPE_UINT8},
-    [TR_ATTR_MPIT_DROPPED] = {"mpit_dropped", "MPI_T events the MPI library dropped (this report)",
+    [TR_ATTR_MPIT_DROPPED] = {TRV_ATTR_MPIT_DROPPED, "MPI_T events the MPI library dropped (this report)",
                               OTF2_TYPE_UINT64},
-    [TR_ATTR_MPIT_EVENT_TYPE] = {"mpit_event_type", "MPI_T event type name", OTF2_TYPE_STRING},
+    [TR_ATTR_MPIT_EVENT_TYPE] = {TRV_ATTR_MPIT_EVENT_TYPE, "MPI_T event type name", OTF2_TYPE_STRING},
     [TR_ATTR_MPIT_READ_FAILED] = {"mpit_read_failed", "1: an element could not be read; its value is 0",
                                   OTF2_TYPE_UINT8},
     [TR_ATTR_TASK_ID] = {"task_id", "tracer's id of an OpenMP explicit task, unique in the process",

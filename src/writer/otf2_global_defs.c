@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_vocab.h"
 #include "writer/writer_internal.h"
 
 /* Names of a journal's groups: "process <pid>" alone, "rank <N>" in a job. */
@@ -17,7 +18,7 @@ static uint32_t process_name(const tr_global *g, const tr_rank_desc *w)
 {
     char buf[64];
     if (g->job)
-        snprintf(buf, sizeof buf, "rank %d", w->rank);
+        snprintf(buf, sizeof buf, TRV_RANK_PREFIX "%d", w->rank);
     else
         snprintf(buf, sizeof buf, "process %llu", (unsigned long long)w->pid);
     return tr_defs_str(g->defs, buf);
@@ -26,10 +27,10 @@ static uint32_t process_name(const tr_global *g, const tr_rank_desc *w)
 /* @what: 0 the device's location group, 1 its comm, 2 its window. */
 static uint32_t device_name(const tr_global *g, const tr_rank_desc *w, const tr_desc_device *dev, int what)
 {
-    static const char *const fmt[3] = {"device %d", "host<->device %d", "device %d memory"};
+    static const char *const fmt[3] = {TRV_DEVICE_WORD "%d", "host<->device %d", TRV_DEVICE_WORD "%d" TRV_DEVICE_MEMORY_SUFFIX};
     char buf[96], rank[32] = "";
     if (g->job)
-        snprintf(rank, sizeof rank, "rank %d ", w->rank);
+        snprintf(rank, sizeof rank, TRV_RANK_PREFIX "%d ", w->rank);
     int n = snprintf(buf, sizeof buf, "%s", rank);
     snprintf(buf + n, sizeof buf - (size_t)n, fmt[what], dev->num);
     return tr_defs_str(g->defs, buf);
@@ -97,7 +98,7 @@ static void intern_all(const tr_global *g)
         tr_defs_str(d, tr_defs_attr_name((enum tr_attr)a));
         tr_defs_str(d, tr_defs_attr_description((enum tr_attr)a));
     }
-    tr_defs_str(d, "device_memory_in_use");
+    tr_defs_str(d, TRV_METRIC_DEVICE_MEMORY);
     tr_defs_str(d, "bytes allocated by the OpenMP runtime on the device, not yet deleted");
     tr_defs_str(d, "bytes");
     tr_defs_str(d, "all locations");
@@ -172,7 +173,7 @@ static void write_regions_attributes_metrics(const tr_global *g, OTF2_GlobalDefW
                                             tr_defs_attr_type((enum tr_attr)a));
     OTF2_MetricMemberRef member = 0;
     OTF2_GlobalDefWriter_WriteMetricMember(
-        gw, 0, tr_defs_str(d, "device_memory_in_use"),
+        gw, 0, tr_defs_str(d, TRV_METRIC_DEVICE_MEMORY),
         tr_defs_str(d, "bytes allocated by the OpenMP runtime on the device, not yet deleted"), OTF2_METRIC_TYPE_OTHER,
         OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, tr_defs_str(d, "bytes"));
     OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT,

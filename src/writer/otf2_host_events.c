@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "common/trace_vocab.h"
 #include "journal/data_op.h"
 #include "writer/host_events.h"
 
@@ -158,8 +159,8 @@ static void link_event(host_ctx *c, const tr_link_map *m, const char *what, uint
         tr_defs_attr(c->al, TR_ATTR_INCOMPLETE, 1);
     OTF2_EvtWriter_Enter(c->ew, c->al, t, region);
     OTF2_EvtWriter_Leave(c->ew, 0, t, region);
-    if (!strcmp(what, "link map") && m->stale) {
-        region = tr_defs_region_link(w, "stale link pointer");
+    if (!strcmp(what, TRV_REGION_LINK_MAP) && m->stale) {
+        region = tr_defs_region_link(w, TRV_REGION_STALE_LINK);
         tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, m->var->name);
         tr_defs_attr(c->al, TR_ATTR_DEVICE, (uint64_t)(int64_t)m->device);
         tr_defs_attr(c->al, TR_ATTR_DEVICE_ADDR, m->storage);
@@ -176,7 +177,7 @@ static void link_events_after(host_ctx *c, uint64_t op_id, uint64_t t)
     if (!op_id || !c->w->m.links.n)
         return;
     if (tr_u64map_get(&c->w->m.links.by_alloc_op, op_id, &k))
-        link_event(c, &c->w->m.links.maps[k], "link map", t, 0);
+        link_event(c, &c->w->m.links.maps[k], TRV_REGION_LINK_MAP, t, 0);
     if (tr_u64map_get(&c->w->m.links.by_delete_op, op_id, &k))
         link_event(c, &c->w->m.links.maps[k], "link unmap", t, 0);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_vocab.h"
 #include "writer/writer_internal.h"
 
 enum { MPIT_DROP_METRIC = 1 }; /* metric class and member 1; 0 is device memory */
@@ -124,7 +125,7 @@ static void write_drop(tr_writer *w, OTF2_EvtWriter *ew, OTF2_AttributeList *al,
 {
     const tr_record *r = it->rec;
     const tr_jmpit_type *t = tr_jmpit_find_type(&w->m.jd->mpit, (uint32_t)r->dev);
-    uint32_t rg = region(w, KEY_MPIT_DROP, 0, "MPI_T events dropped",
+    uint32_t rg = region(w, KEY_MPIT_DROP, 0, TRV_REGION_MPIT_DROPPED,
                          "the MPI library reported events it dropped before delivering them",
                          OTF2_REGION_ROLE_ARTIFICIAL);
     tr_defs_attr(al, TR_ATTR_MPIT_DROPPED, r->u[0]);
@@ -162,7 +163,7 @@ int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t li, uint64_t *
 
 void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw)
 {
-    uint32_t s_name = tr_defs_str(d, "MPI_T dropped events");
+    uint32_t s_name = tr_defs_str(d, TRV_METRIC_MPIT_DROPPED);
     uint32_t s_desc = tr_defs_str(d, "events the MPI library dropped, running total per MPI_T source");
     uint32_t s_unit = tr_defs_str(d, "events");
     if (!gw)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_vocab.h"
 #include "writer/host_events.h"
 
 /* Metric classes and members; 0 is device memory, 1 MPI_T drops. */
@@ -57,7 +58,7 @@ static const struct {
     const char *name, *description;
     OTF2_RegionRole role;
 } constructs[] = {
-    [C_PARALLEL] = {"parallel", "OpenMP parallel region (a team thread's implicit task)", OTF2_REGION_ROLE_PARALLEL},
+    [C_PARALLEL] = {TRV_REGION_PARALLEL, "OpenMP parallel region (a team thread's implicit task)", OTF2_REGION_ROLE_PARALLEL},
     [C_LOOP] = {"loop", "OpenMP worksharing loop", OTF2_REGION_ROLE_LOOP},
     [C_SECTIONS] = {"sections", "OpenMP sections", OTF2_REGION_ROLE_SECTIONS},
     [C_SINGLE] = {"single", "OpenMP single", OTF2_REGION_ROLE_SINGLE},
@@ -70,7 +71,7 @@ static const struct {
     [C_CRITICAL] = {"critical", "OpenMP critical section, held", OTF2_REGION_ROLE_CRITICAL},
     [C_ORDERED] = {"ordered", "OpenMP ordered section, held", OTF2_REGION_ROLE_ORDERED},
     [C_TASK] = {"task", "OpenMP explicit task, executing", OTF2_REGION_ROLE_TASK},
-    [C_TEAMS] = {"teams", "OpenMP teams region on the host (a league's initial task)", OTF2_REGION_ROLE_PARALLEL},
+    [C_TEAMS] = {TRV_REGION_TEAMS, "OpenMP teams region on the host (a league's initial task)", OTF2_REGION_ROLE_PARALLEL},
 };
 
 /* The runtime's states (KEY_OMP_STATE). */
@@ -83,20 +84,20 @@ static const struct {
     const char *name, *description;
     OTF2_RegionRole role;
 } states[] = {
-    [S_IMPLICIT_BARRIER] = {"<OMP-implicit_barrier>", "waiting in an implicit barrier",
+    [S_IMPLICIT_BARRIER] = {TRV_STATE_IMPLICIT_BARRIER, "waiting in an implicit barrier",
                             OTF2_REGION_ROLE_IMPLICIT_BARRIER},
-    [S_EXPLICIT_BARRIER] = {"<OMP-explicit_barrier>", "waiting in an explicit barrier", OTF2_REGION_ROLE_BARRIER},
-    [S_TASKWAIT] = {"<OMP-taskwait>", "waiting in a taskwait", OTF2_REGION_ROLE_TASK_WAIT},
-    [S_TASKGROUP] = {"<OMP-taskgroup>", "waiting at the end of a taskgroup", OTF2_REGION_ROLE_TASK_WAIT},
-    [S_REDUCTION] = {"<OMP-reduction>", "combining a reduction", OTF2_REGION_ROLE_ARTIFICIAL},
-    [S_LOCK_WAIT] = {"<OMP-lock_wait>", "waiting for an OpenMP lock", OTF2_REGION_ROLE_ARTIFICIAL},
-    [S_CRITICAL_WAIT] = {"<OMP-critical_section_wait>", "waiting to enter a critical section",
+    [S_EXPLICIT_BARRIER] = {TRV_STATE_EXPLICIT_BARRIER, "waiting in an explicit barrier", OTF2_REGION_ROLE_BARRIER},
+    [S_TASKWAIT] = {TRV_STATE_TASKWAIT, "waiting in a taskwait", OTF2_REGION_ROLE_TASK_WAIT},
+    [S_TASKGROUP] = {TRV_STATE_TASKGROUP, "waiting at the end of a taskgroup", OTF2_REGION_ROLE_TASK_WAIT},
+    [S_REDUCTION] = {TRV_STATE_REDUCTION, "combining a reduction", OTF2_REGION_ROLE_ARTIFICIAL},
+    [S_LOCK_WAIT] = {TRV_STATE_LOCK_WAIT, "waiting for an OpenMP lock", OTF2_REGION_ROLE_ARTIFICIAL},
+    [S_CRITICAL_WAIT] = {TRV_STATE_CRITICAL_WAIT, "waiting to enter a critical section",
                          OTF2_REGION_ROLE_CRITICAL},
-    [S_ORDERED_WAIT] = {"<OMP-ordered_section_wait>", "waiting to enter an ordered section",
+    [S_ORDERED_WAIT] = {TRV_STATE_ORDERED_WAIT, "waiting to enter an ordered section",
                         OTF2_REGION_ROLE_ORDERED},
-    [S_ATOMIC_WAIT] = {"<OMP-atomic_wait>", "waiting for an atomic", OTF2_REGION_ROLE_ATOMIC},
-    [S_OVERHEAD] = {"<OMP-overhead>", "forking or joining a team", OTF2_REGION_ROLE_ARTIFICIAL},
-    [S_IDLE] = {"<OMP-idle>", "a worker thread between implicit tasks", OTF2_REGION_ROLE_ARTIFICIAL},
+    [S_ATOMIC_WAIT] = {TRV_STATE_ATOMIC_WAIT, "waiting for an atomic", OTF2_REGION_ROLE_ATOMIC},
+    [S_OVERHEAD] = {TRV_STATE_OVERHEAD, "forking or joining a team", OTF2_REGION_ROLE_ARTIFICIAL},
+    [S_IDLE] = {TRV_STATE_IDLE, "a worker thread between implicit tasks", OTF2_REGION_ROLE_ARTIFICIAL},
     [S_TASK_CREATE] = {"task create", "an explicit task created", OTF2_REGION_ROLE_TASK_CREATE},
 };
 
@@ -687,9 +688,9 @@ void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw)
         uint32_t id;
         const char *name, *description;
     } m[2] = {
-        {OMP_WORK_METRIC, "OMP work",
+        {OMP_WORK_METRIC, TRV_METRIC_OMP_WORK,
          "ns this thread spent in OpenMP parallel and teams regions and explicit tasks, not waiting (running total)"},
-        {OMP_WAIT_METRIC, "OMP wait",
+        {OMP_WAIT_METRIC, TRV_METRIC_OMP_WAIT,
          "ns this thread spent waiting in the OpenMP runtime: barriers, taskwait, taskgroup, locks, critical, "
          "ordered, atomic (running total)"},
     };

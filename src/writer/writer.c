@@ -1,5 +1,6 @@
 /* writer.c - a journal -> an OTF2 archive: load, analyse, write. An MPI
  * job's journals -> one archive is job_convert.c. */
+#include "common/trace_vocab.h"
 #include "writer/writer.h"
 
 #include <errno.h>
@@ -22,7 +23,7 @@ static void run_end_property(OTF2_Archive *ar, const tr_journal_data *jd)
         snprintf(value, sizeof value, "recovered (the run did not end normally)");
     else
         snprintf(value, sizeof value, "normal end");
-    OTF2_Archive_SetProperty(ar, "TRACER::RUN::END", value, false);
+    OTF2_Archive_SetProperty(ar, TRV_PROP_RUN_END, value, false);
 }
 
 static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
@@ -34,7 +35,7 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     tr_archive_config_properties(ar, jd->config, jd->nconfig);
     tr_archive_filtered_properties(ar, jd->end.small_count, jd->end.small_bytes);
     run_end_property(ar, jd);
-    tr_mpit_properties(w, "TRACER::MPIT::", tr_archive_put_property, ar);
+    tr_mpit_properties(w, TRV_PROP_MPIT_PREFIX, tr_archive_put_property, ar);
 
     int rc = OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
     if (!rc)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_vocab.h"
 #include "writer/writer_internal.h"
 
 static char *dup_or_null(const char *s, int *oom)
@@ -136,7 +137,7 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
         const tr_mpit_loc *l = &w->m.mpit.locs[i];
         if (!l->has_location)
             continue;
-        snprintf(buf, sizeof buf, "MPI_T source %.200s", l->src ? l->src->name : "(unknown)");
+        snprintf(buf, sizeof buf, TRV_MPIT_SOURCE_PREFIX "%.200s", l->src ? l->src->name : "(unknown)");
         d->mpit[d->nmpit].location = l->location;
         d->mpit[d->nmpit++].name = dup_or_null(buf, &oom);
     }
@@ -147,7 +148,7 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
     d->realtime_shift = w->m.jd->realtime_offset - (int64_t)(d->t_min - w->m.t_min);
     prop_sink sink = {d, 0};
     if (!oom)
-        tr_mpit_properties(w, "TRACER::MPIT::", put_prop, &sink);
+        tr_mpit_properties(w, TRV_PROP_MPIT_PREFIX, put_prop, &sink);
     oom |= sink.oom;
     d->records = w->m.data.records;
     d->lost = w->lost;

@@ -1,0 +1,205 @@
+/* otf2read.c - opening and reading an OTF2 archive for tracer's readers
+ * (otf2read.h). */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/trace_vocab.h"
+#include "otf2read/otf2read.h"
+
+char *otr_anchor(const char *path, unsigned flags, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return NULL;
+    }
+    char *anchor;
+    if (S_ISDIR(sb.st_mode)) {
+        size_t len = strlen(path);
+        while (len > 1 && path[len - 1] == '/')
+            len--;
+        if (asprintf(&anchor, "%.*s/%s", (int)len, path, TRV_ANCHOR_NAME) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return NULL;
+        }
+        if (stat(anchor, &sb) != 0) {
+            snprintf(err, errlen, "no %s in this directory", TRV_ANCHOR_NAME);
+            free(anchor);
+            return NULL;
+        }
+    } else if (!(anchor = strdup(path))) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode) || ((flags & OTR_ANCHOR_NONEMPTY) && sb.st_size == 0)) {
+        snprintf(err, errlen, "not an OTF2 archive (%s)",
+                 S_ISREG(sb.st_mode) ? "the anchor file is empty: a run that never wrote its trace?"
+                                     : "no regular anchor file");
+        free(anchor);
+        return NULL;
+    }
+    if (flags & OTR_ANCHOR_REALPATH) {
+        char *real = realpath(anchor, NULL);
+        if (real) {
+            free(anchor);
+            anchor = real;
+        }
+    }
+    return anchor;
+}
+
+/* OTF2 prints its errors to stderr unless told otherwise; keep the first
+ * one so the user sees a single `tracer:` line with the real reason. */
+static OTF2_ErrorCode otr_capture(void *user, const char *file, uint64_t line, const char *function,
+                                  OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)file, (void)line, (void)function;
+    struct otr_archive *a = user;
+    if (a && a->msg[0] == '\0') {
+        char msg[200] = "";
+        if (fmt)
+            vsnprintf(msg, sizeof msg, fmt, va);
+        /* The innermost failure of a file operation reads "POSIX: 'path'";
+         * the errno meaning is only in the code. */
+        if (strncmp(msg, "POSIX: ", 7) == 0)
+            snprintf(a->msg, sizeof a->msg, "%s: %s", msg + 7, OTF2_Error_GetDescription(code));
+        else
+            snprintf(a->msg, sizeof a->msg, "%s", msg[0] ? msg : OTF2_Error_GetDescription(code));
+    }
+    return code;
+}
+
+void otr_fail(const struct otr_archive *a, OTF2_ErrorCode code, const char *what, char *err, size_t errlen)
+{
+    if (a->msg[0])
+        snprintf(err, errlen, "%s: %s", what, a->msg);
+    else
+        snprintf(err, errlen, "%s: %s", what, OTF2_Error_GetDescription(code));
+}
+
+int otr_open(struct otr_archive *a, const char *anchor, char *err, size_t errlen)
+{
+    a->msg[0] = '\0';
+    a->prev = OTF2_Error_RegisterCallback(otr_capture, a);
+    a->rd = OTF2_Reader_Open(anchor);
+    if (!a->rd) {
+        snprintf(err, errlen, "not an OTF2 archive%s%s", a->msg[0] ? ": " : "", a->msg);
+        OTF2_Error_RegisterCallback(a->prev, NULL);
+        return -1;
+    }
+    OTF2_ErrorCode rc = OTF2_Reader_SetSerialCollectiveCallbacks(a->rd);
+    if (rc != OTF2_SUCCESS) {
+        otr_fail(a, rc, "cannot set up the reader", err, errlen);
+        otr_close(a);
+        return -1;
+    }
+    return 0;
+}
+
+void otr_close(struct otr_archive *a)
+{
+    if (a->rd)
+        OTF2_Reader_Close(a->rd);
+    a->rd = NULL;
+    OTF2_Error_RegisterCallback(a->prev, NULL);
+}
+
+OTF2_ErrorCode otr_read_global_defs(struct otr_archive *a, void (*set)(OTF2_GlobalDefReaderCallbacks *),
+                                    void *user, bool *oom)
+{
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(a->rd);
+    if (!gdr)
+        return OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!cb) {
+        *oom = true;
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    }
+    set(cb);
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(a->rd, gdr, cb, user);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t n = 0;
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Reader_ReadAllGlobalDefinitions(a->rd, gdr, &n);
+    OTF2_Reader_CloseGlobalDefReader(a->rd, gdr);
+    return *oom ? OTF2_ERROR_MEM_ALLOC_FAILED : rc;
+}
+
+OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
+                                  size_t *missing)
+{
+    OTF2_ErrorCode rc;
+    *missing = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        memcpy(&id, (const char *)locs + i * stride, sizeof id);
+        if ((rc = OTF2_Reader_SelectLocation(a->rd, id)) != OTF2_SUCCESS)
+            return rc;
+    }
+    bool defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
+    a->msg[0] = '\0';
+    if ((rc = OTF2_Reader_OpenEvtFiles(a->rd)) != OTF2_SUCCESS)
+        return rc;
+    bool some_defs = false;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        memcpy(&id, (const char *)locs + i * stride, sizeof id);
+        if (defs_open) {
+            /* A writer may give no location local definitions: forget
+             * OTF2's complaint, keep the reason of a real failure. */
+            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(a->rd, id);
+            a->msg[0] = '\0';
+            if (dr) {
+                uint64_t nd = 0;
+                rc = OTF2_Reader_ReadAllLocalDefinitions(a->rd, dr, &nd);
+                OTF2_Reader_CloseDefReader(a->rd, dr);
+                if (rc != OTF2_SUCCESS)
+                    return rc;
+                some_defs = true;
+            } else if (*missing == SIZE_MAX) {
+                *missing = i;
+            }
+        }
+        if (!OTF2_Reader_GetEvtReader(a->rd, id))
+            return OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    }
+    if (defs_open)
+        OTF2_Reader_CloseDefFiles(a->rd);
+    /* Missing only matters when other locations have theirs. */
+    if (!some_defs)
+        *missing = SIZE_MAX;
+    return OTF2_SUCCESS;
+}
+
+OTF2_ErrorCode otr_read_events(struct otr_archive *a, void (*set)(OTF2_GlobalEvtReaderCallbacks *), void *user,
+                               bool *oom, uint64_t batch, void (*after)(void *user, uint64_t n))
+{
+    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(a->rd);
+    if (!ger)
+        return OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
+    if (!cb) {
+        OTF2_Reader_CloseGlobalEvtReader(a->rd, ger);
+        *oom = true;
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    }
+    set(cb);
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(a->rd, ger, cb, user);
+    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+    while (rc == OTF2_SUCCESS) {
+        uint64_t n = 0;
+        rc = batch ? OTF2_Reader_ReadGlobalEvents(a->rd, ger, batch, &n)
+                   : OTF2_Reader_ReadAllGlobalEvents(a->rd, ger, &n);
+        if (after)
+            after(user, n);
+        if (!batch || n < batch)
+            break;
+    }
+    OTF2_Reader_CloseGlobalEvtReader(a->rd, ger);
+    return rc;
+}
