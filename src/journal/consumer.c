@@ -101,7 +101,7 @@ static void write_text(uint64_t id)
         return;
     tr_u64map_put(&done_texts, id, 1);
     const char *text = (const char *)(uintptr_t)id; /* a copy tracer made and never frees */
-    check(tr_journal_write_string(TR_STRING_TEXT, 0, &id, text));
+    check(tr_journal_write_text(id, text));
 }
 
 static void write_user_name(uint32_t id)
@@ -113,7 +113,7 @@ static void write_user_name(uint32_t id)
     if (!name)
         return;
     tr_u64map_put(&done_users, id, 1);
-    check(tr_journal_write_string(TR_STRING_USER_REGION, id, 0, name));
+    check(tr_journal_write_user_region(id, name));
 }
 
 /* A named global a data operation touched: its name, range and, for a

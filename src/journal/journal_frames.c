@@ -14,7 +14,39 @@ static int append(uint16_t type, const void *payload, uint64_t bytes)
     return tr_journal_append(&h, type, payload, bytes);
 }
 
-int tr_journal_write_string(uint32_t kind, uint32_t id, const uint64_t *id64, const char *text)
+void tr_kv_add(tr_kv *kv, uint16_t key, const void *value, uint32_t len)
+{
+    if (kv->len + 8 + len > sizeof kv->data)
+        return;
+    uint16_t k[2] = {key, 0};
+    memcpy(kv->data + kv->len, k, 4);
+    memcpy(kv->data + kv->len + 4, &len, 4);
+    memcpy(kv->data + kv->len + 8, value, len);
+    kv->len += 8 + len;
+}
+
+void tr_kv_add_text(tr_kv *kv, uint16_t key, const char *text)
+{
+    tr_kv_add(kv, key, text, (uint32_t)strlen(text) + 1);
+}
+
+int tr_journal_write_start(const tr_kv *kv) { return append(TR_FRAME_START, kv->data, kv->len); }
+
+int tr_journal_write_end(const tr_journal_end *e, const tr_journal_lost_thread *lost, size_t nlost)
+{
+    static char payload[sizeof(tr_journal_end) + 28 * TR_JOURNAL_END_MAX_LOST]; /* the end runs once */
+    size_t n = sizeof *e;
+    memcpy(payload, e, n);
+    for (size_t i = 0; i < nlost && i < TR_JOURNAL_END_MAX_LOST; i++, n += 28) {
+        memcpy(payload + n, &lost[i].index, 4);
+        memcpy(payload + n + 4, &lost[i].lost, 8);
+        memcpy(payload + n + 12, &lost[i].first, 8);
+        memcpy(payload + n + 20, &lost[i].last, 8);
+    }
+    return append(TR_FRAME_END, payload, n);
+}
+
+static int write_string(uint32_t kind, uint32_t id, const uint64_t *id64, const char *text)
 {
     char buf[4200];
     uint32_t head[2] = {kind, id};
@@ -28,6 +60,13 @@ int tr_journal_write_string(uint32_t kind, uint32_t id, const uint64_t *id64, co
     buf[n + len] = 0;
     return append(TR_FRAME_STRING, buf, n + len + 1);
 }
+
+int tr_journal_write_user_region(uint32_t id, const char *name)
+{
+    return write_string(TR_STRING_USER_REGION, id & 0x7fffffffu, 0, name);
+}
+
+int tr_journal_write_text(uint64_t id, const char *text) { return write_string(TR_STRING_TEXT, 0, &id, text); }
 
 int tr_journal_write_clock(uint64_t tick, uint64_t ns)
 {

@@ -23,7 +23,6 @@
 #include "session/crash.h"
 #include "session/output_dir.h"
 #include "summary/summary.h"
-#include "session/output_dir.h"
 #include "writer/writer.h"
 
 /* The run's directory is held for the whole run (core/fd_keep.h): @dir_abs
@@ -84,9 +83,7 @@ static int write_start(void)
     tr_kv_add(&kv, TR_KEY_CLOCK0, pair, 16);
     int64_t off = tr_clock_realtime_offset_ns();
     tr_kv_add(&kv, TR_KEY_REALTIME_OFFSET, &off, 8);
-    tr_frame_header h = {0};
-    h.raw_bytes = kv.len;
-    return tr_journal_append(&h, TR_FRAME_START, kv.data, kv.len);
+    return tr_journal_write_start(&kv);
 }
 
 static int session_start(void)
@@ -121,28 +118,20 @@ static int session_start(void)
 
 static void write_end(uint64_t end_ticks)
 {
-    static char payload[sizeof(tr_journal_end) + 28 * 1024];
+    static tr_journal_lost_thread lost[TR_JOURNAL_END_MAX_LOST]; /* the end runs once */
+    size_t nlost = 0;
     tr_journal_end e = {.end_tick = end_ticks};
     e.has_status = tr_lifecycle_exit_status(&e.status);
-    size_t n = sizeof e;
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         for (int d = 0; d < 2; d++) {
             e.small_count[d] += b->small_count[d];
             e.small_bytes[d] += b->small_bytes[d];
         }
         /* A drop-mode loss the thread never got to record itself. */
-        if (b->lost && n + 28 <= sizeof payload) {
-            memcpy(payload + n, &b->index, 4);
-            memcpy(payload + n + 4, &b->lost, 8);
-            memcpy(payload + n + 12, &b->lost_first, 8);
-            memcpy(payload + n + 20, &b->lost_last, 8);
-            n += 28;
-        }
+        if (b->lost && nlost < TR_JOURNAL_END_MAX_LOST)
+            lost[nlost++] = (tr_journal_lost_thread){b->index, b->lost, b->lost_first, b->lost_last};
     }
-    memcpy(payload, &e, sizeof e);
-    tr_frame_header h = {0};
-    h.raw_bytes = n;
-    tr_journal_append(&h, TR_FRAME_END, payload, n);
+    tr_journal_write_end(&e, lost, nlost);
 }
 
 /* Nothing recorded: leave nothing behind but what was already there. */
@@ -286,13 +275,13 @@ int tr_session_join_job(int job_fd, const char *job_path, int rank)
 static void note_user_region(uint32_t id, const char *name)
 {
     if (name && tr_journal_is_open())
-        tr_journal_write_string(TR_STRING_USER_REGION, id & 0x7fffffffu, 0, name);
+        tr_journal_write_user_region(id, name);
 }
 
 static void note_text(uint64_t id, const char *text)
 {
     if (text && tr_journal_is_open())
-        tr_journal_write_string(TR_STRING_TEXT, 0, &id, text);
+        tr_journal_write_text(id, text);
 }
 
 static void note_mpit(const tr_mpit_note *note) { tr_journal_write_mpit(note); }
