@@ -1,16 +1,13 @@
 /* tracer_api.c - include/tracer.h: user regions and marks. */
 #include "tracer.h"
 
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
-#include "api/user_regions.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/lifecycle.h"
-#include "session/session.h"
+#include "core/user_regions.h"
 
 #define TR_STR2(x) #x
 #define TR_STR(x) TR_STR2(x)
@@ -18,57 +15,19 @@
 /* Handle bit of regions that TRACER_REGIONS filters out. */
 #define TR_REGION_OFF 0x80000000u
 
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **names; /* names[id - 1] */
-static uint32_t names_count, names_cap;
-
 __attribute__((visibility("default"))) tracer_region_t tracer_region_register(const char *name)
 {
     if (!name)
         return 0;
     /* The handle is valid whether or not tracing runs: a program must not
      * behave differently because its trace could not be written. */
-    tr_session_install();
     tr_lifecycle_activate("api");
-    tracer_region_t id = 0;
-    pthread_mutex_lock(&names_lock);
-    for (uint32_t i = 0; i < names_count && !id; i++)
-        if (!strcmp(names[i], name))
-            id = i + 1;
-    if (id)
-        goto out;
-    if (names_count == names_cap) {
-        uint32_t cap = names_cap ? 2 * names_cap : 64;
-        char **n = realloc(names, cap * sizeof *n);
-        if (!n)
-            goto out;
-        names = n;
-        names_cap = cap;
-    }
-    char *copy = strdup(name);
-    if (!copy)
-        goto out;
-    names[names_count++] = copy;
-    id = names_count;
-    tr_session_note_user_region(id, copy);
-out:
+    tracer_region_t id = tr_user_region_add(name);
     /* TRACER_REGIONS is decided here, once per name: a filtered region gets
      * a handle marked off, which the hot path tests with one branch. */
     if (id && !tr_globs_match(&tr_cfg.regions, name))
         id |= TR_REGION_OFF;
-    pthread_mutex_unlock(&names_lock);
     return id;
-}
-
-const char *tr_user_region_name(uint32_t id)
-{
-    const char *s = 0;
-    id &= ~TR_REGION_OFF;
-    pthread_mutex_lock(&names_lock);
-    if (id >= 1 && id <= names_count)
-        s = names[id - 1];
-    pthread_mutex_unlock(&names_lock);
-    return s;
 }
 
 static inline int record(uint8_t type, uint8_t phase, tracer_region_t region, uint64_t value)

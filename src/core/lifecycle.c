@@ -16,14 +16,39 @@ enum { ST_IDLE, ST_ACTIVE, ST_ENDED };
 
 static int state = ST_IDLE;
 static int was_active; /* this process really traced (for the late-events line) */
-static tr_start_hook start_hook;
-static tr_end_hook end_hook;
 static pthread_mutex_t activate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void tr_lifecycle_set_hooks(tr_start_hook start, tr_end_hook end)
+/* The composition root's table, or NULL when none was linked in. */
+static const tr_lifecycle_ops *root(void) { return &tr_lifecycle_root; }
+
+void tr_lifecycle_note_user_region(uint32_t id, const char *name)
 {
-    start_hook = start;
-    end_hook = end;
+    if (root() && root()->note_user_region)
+        root()->note_user_region(id, name);
+}
+
+void tr_lifecycle_note_text(uint64_t id, const char *text)
+{
+    if (root() && root()->note_text)
+        root()->note_text(id, text);
+}
+
+void tr_lifecycle_note_mpit(const tr_mpit_note *note)
+{
+    if (root() && root()->note_mpit)
+        root()->note_mpit(note);
+}
+
+void tr_lifecycle_set_interval_hook(void (*hook)(void))
+{
+    if (root() && root()->set_interval_hook)
+        root()->set_interval_hook(hook);
+}
+
+void tr_lifecycle_set_end_hook(void (*hook)(void))
+{
+    if (root() && root()->set_end_hook)
+        root()->set_end_hook(hook);
 }
 
 static int exit_status_known;
@@ -147,7 +172,7 @@ int tr_lifecycle_activate(const char *why)
                 tr_log("tracing pid %ld (started by %s); trace goes to %s", (long)getpid(), why,
                        tr_cfg.output[0] ? tr_cfg.output : "./tracer-<exe>-<date>-<pid>");
         }
-        if (state == ST_IDLE && start_hook && start_hook()) {
+        if (state == ST_IDLE && root() && root()->start && root()->start()) {
             state = ST_ENDED;
         } else if (state == ST_IDLE) {
             pthread_atfork(0, 0, after_fork_child);
@@ -235,8 +260,8 @@ void tr_lifecycle_end(const char *why)
     uint64_t end = tr_clock_ticks();
     ended_early = why && !strcmp(why, "MPI_Finalize");
     tr_buf_stop();
-    if (end_hook)
-        end_hook(end);
+    if (root() && root()->end)
+        root()->end(end);
 }
 
 __attribute__((destructor)) static void end_at_unload(void)

@@ -5,14 +5,13 @@
  * neither (a shell, mpiexec, a compiler) gets no trace and no output.
  * The end runs exactly once, at whichever comes first of the OMPT finalize
  * callback, exit() and the library destructor. core/ does not know the
- * writer: the writer registers itself as the end hook. */
+ * session, the journal or the writer: see tr_lifecycle_root below. */
 #ifndef TR_CORE_LIFECYCLE_H
 #define TR_CORE_LIFECYCLE_H
 
 #include <stdint.h>
 
-typedef int (*tr_start_hook)(void);
-typedef void (*tr_end_hook)(uint64_t end_ticks);
+#include "core/mpit_note.h"
 
 /* Starts recording; idempotent and thread-safe. Returns 1 when active. */
 int tr_lifecycle_activate(const char *why);
@@ -42,9 +41,44 @@ unsigned tr_lifecycle_before_exec(int end);
  * says this process is no longer traced (and no later line counts late
  * events). @err is the exec's errno. */
 void tr_lifecycle_exec_failed(int err);
-/* Installed by the session before activation: @start runs once tracing is
- * configured (returning nonzero leaves the run untraced), @end once at the
- * end. */
-void tr_lifecycle_set_hooks(tr_start_hook start, tr_end_hook end);
+/* --- the composition root ---------------------------------------------
+ * core/ and the producers (ompt/, mpit/, api/) know nothing above core/.
+ * What they need from the layers above (the run's directory and journal,
+ * the consumer thread, the writer) is this table, which the one
+ * composition root of libtracer.so (session/session.c) defines as
+ * tr_lifecycle_root. It is static data, bound when the library is linked:
+ * no constructor has to run first, so an entry point called from another
+ * library's constructor (libomp's OMPT start, a C++ static initializer
+ * naming a region) finds it in place. A program linked without session/
+ * (a unit test of core/) has none: tracing then starts with no journal,
+ * and every tr_lifecycle_note_* is a no-op. */
+typedef struct tr_lifecycle_ops {
+    /* Once tracing is configured; nonzero leaves the run untraced. */
+    int (*start)(void);
+    /* Once, at the end (recording has stopped). */
+    void (*end)(uint64_t end_ticks);
+    /* A user region's name (@id is its handle), a text that records refer
+     * to by @id (device strings), an MPI_T fact: journaled at once, so a
+     * run that crashes before the consumer writes a chunk keeps them. */
+    void (*note_user_region)(uint32_t id, const char *name);
+    void (*note_text)(uint64_t id, const char *text);
+    void (*note_mpit)(const tr_mpit_note *note);
+    /* @hook (or none, NULL) runs on the journal's writer thread every
+     * flush interval; it may record events. */
+    void (*set_interval_hook)(void (*hook)(void));
+    /* @hook (or none) runs first at the end of the run, while the journal
+     * is still open. */
+    void (*set_end_hook)(void (*hook)(void));
+} tr_lifecycle_ops;
+
+extern const tr_lifecycle_ops tr_lifecycle_root __attribute__((weak));
+
+/* The producers' way up, through tr_lifecycle_root. Rare paths only (never
+ * the hot path); each is a no-op without a root or a journal. */
+void tr_lifecycle_note_user_region(uint32_t id, const char *name);
+void tr_lifecycle_note_text(uint64_t id, const char *text);
+void tr_lifecycle_note_mpit(const tr_mpit_note *note);
+void tr_lifecycle_set_interval_hook(void (*hook)(void));
+void tr_lifecycle_set_end_hook(void (*hook)(void));
 
 #endif

@@ -19,10 +19,11 @@
 #include "job/job_exit.h"
 #include "job/job_write.h"
 #include "job/mpi_world.h"
+#include "journal/journal_frames.h"
 #include "mpit/mpit_api.h"
 #include "session/session.h"
 #include "summary/summary.h"
-#include "writer/output_dir.h"
+#include "session/output_dir.h"
 #include "writer/writer.h"
 
 /* The job's directory is held from MPI_Init to MPI_Finalize (core/fd_keep.h);
@@ -61,9 +62,9 @@ static void journal_offset(uint32_t when)
     tr_journal_clock_offset o;
     int per_rank = tr_cfg.clock_offsets == TR_OFFSETS_RANK;
     if (tr_clock_offset_measure(&job.w, job.rank, job.size, when, per_rank, &o) == 0 && job.rank != 0)
-        tr_session_append(TR_FRAME_CLOCK_OFFSET, &o, sizeof o);
+        tr_journal_write_clock_offset(&o);
     else if (job.rank == 0)
-        tr_session_append(TR_FRAME_CLOCK_OFFSET, &o, sizeof o); /* offset 0 by definition */
+        tr_journal_write_clock_offset(&o); /* offset 0 by definition */
 }
 
 /* Rank 0 claims the directory; everyone learns its path ("" on failure). */
@@ -113,8 +114,7 @@ void tr_job_after_init(int rc)
         job.w.comm_size(MPI_COMM_WORLD, &job.size) != MPI_SUCCESS)
         return;
     job.active = 1;
-    tr_journal_mpi_rank jr = {.rank = job.rank, .size = job.size};
-    tr_session_append(TR_FRAME_MPI_RANK, &jr, sizeof jr);
+    tr_journal_write_mpi_rank(job.rank, job.size);
     agree_on_directory();
     if (job.dir_fd.fd >= 0)
         tr_session_join_job(job.dir_fd.fd, job.dir, job.rank);

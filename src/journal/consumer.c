@@ -13,11 +13,12 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "api/user_regions.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/unload.h"
+#include "core/user_regions.h"
+#include "journal/journal_frames.h"
 #include "journal/journal_write.h"
 #include "journal/symbols.h"
 #include "common/u64map.h"
@@ -49,21 +50,23 @@ static size_t zcap;
 static tr_u64map done_codeptrs, done_texts, done_users, done_addrs, done_vars;
 static tr_symbols *symbols;
 
+/* A failed append says so once. ESTALE: the journal is gone, and its own
+ * line said so. */
+static void check(int rc)
+{
+    if (rc && errno != ESTALE)
+        tr_log_once(&write_failed_once, "journal: write failed (%s); the trace may miss events", strerror(errno));
+}
+
 static void append(tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
 {
-    /* ESTALE: the journal is gone, and its own line said so. */
-    if (tr_journal_append(h, type, payload, bytes) && errno != ESTALE)
-        tr_log_once(&write_failed_once, "journal: write failed (%s); the trace may miss events", strerror(errno));
+    check(tr_journal_append(h, type, payload, bytes));
 }
 
 static void write_clock(void)
 {
-    uint64_t pair[2];
-    pair[1] = tr_clock_mono_ns();
-    pair[0] = tr_clock_ticks();
-    tr_frame_header h = {0};
-    h.raw_bytes = sizeof pair;
-    append(&h, TR_FRAME_CLOCK, pair, sizeof pair);
+    uint64_t ns = tr_clock_mono_ns(); /* first, as always: the pair's order of reads */
+    check(tr_journal_write_clock(tr_clock_ticks(), ns));
 }
 
 static void write_symbol(uint64_t codeptr)
@@ -98,16 +101,7 @@ static void write_text(uint64_t id)
         return;
     tr_u64map_put(&done_texts, id, 1);
     const char *text = (const char *)(uintptr_t)id; /* a copy tracer made and never frees */
-    char buf[4200];
-    uint32_t head[2] = {TR_STRING_TEXT, 0};
-    size_t len = strnlen(text, 4000);
-    memcpy(buf, head, 8);
-    memcpy(buf + 8, &id, 8);
-    memcpy(buf + 16, text, len);
-    buf[16 + len] = 0;
-    tr_frame_header h = {0};
-    h.raw_bytes = 17 + len;
-    append(&h, TR_FRAME_STRING, buf, 17 + len);
+    check(tr_journal_write_text(id, text));
 }
 
 static void write_user_name(uint32_t id)
@@ -119,15 +113,7 @@ static void write_user_name(uint32_t id)
     if (!name)
         return;
     tr_u64map_put(&done_users, id, 1);
-    char buf[4200];
-    uint32_t head[2] = {TR_STRING_USER_REGION, id};
-    size_t len = strnlen(name, 4000);
-    memcpy(buf, head, 8);
-    memcpy(buf + 8, name, len);
-    buf[8 + len] = 0;
-    tr_frame_header h = {0};
-    h.raw_bytes = 9 + len;
-    append(&h, TR_FRAME_STRING, buf, 9 + len);
+    check(tr_journal_write_user_region(id, name));
 }
 
 /* A named global a data operation touched: its name, range and, for a
@@ -497,17 +483,13 @@ void tr_consumer_crash_flush(int sig)
         if (tr_buf_is_current(b, c))
             crash_write(c);
     }
-    uint64_t pair[2];
-    pair[1] = tr_clock_mono_ns();
-    pair[0] = tr_clock_ticks();
-    tr_frame_header h = {0};
-    h.raw_bytes = sizeof pair;
-    tr_journal_append_signal(&h, TR_FRAME_CLOCK, pair, sizeof pair);
+    uint64_t ns = tr_clock_mono_ns(), tick = tr_clock_ticks(); /* in this order, as always */
+    tr_journal_write_clock_signal(tick, ns);
     struct {
         int32_t sig;
         uint32_t pad;
         uint64_t tick;
-    } crash = {sig, 0, pair[0]};
+    } crash = {sig, 0, tick};
     tr_frame_header ch = {0};
     ch.raw_bytes = sizeof crash;
     tr_journal_append_signal(&ch, TR_FRAME_CRASH, &crash, sizeof crash);

@@ -174,19 +174,3 @@ void tr_journal_detach(tr_fd *out)
 /* No lock: a forked child calls it, and another thread may have held the
  * lock at the fork. */
 void tr_journal_close(void) { tr_fd_release(&journal); }
-
-void tr_kv_add(tr_kv *kv, uint16_t key, const void *value, uint32_t len)
-{
-    if (kv->len + 8 + len > sizeof kv->data)
-        return;
-    uint16_t k[2] = {key, 0};
-    memcpy(kv->data + kv->len, k, 4);
-    memcpy(kv->data + kv->len + 4, &len, 4);
-    memcpy(kv->data + kv->len + 8, value, len);
-    kv->len += 8 + len;
-}
-
-void tr_kv_add_text(tr_kv *kv, uint16_t key, const char *text)
-{
-    tr_kv_add(kv, key, text, (uint32_t)strlen(text) + 1);
-}

@@ -55,13 +55,4 @@ void tr_journal_detach(tr_fd *out);
  * journal is left alone). */
 void tr_journal_close(void);
 
-/* START payload builder (fixed storage, no allocation). */
-typedef struct tr_kv {
-    size_t len;
-    char data[32768];
-} tr_kv;
-
-void tr_kv_add(tr_kv *kv, uint16_t key, const void *value, uint32_t len);
-void tr_kv_add_text(tr_kv *kv, uint16_t key, const char *text);
-
 #endif

@@ -1,122 +1,24 @@
-/* mpit_interpose.c - the MPI functions libtracer.so defines: MPI_Init,
- * MPI_Init_thread, MPI_Finalize, MPI_Session_init, MPI_Session_finalize,
- * and the communicator constructors and
- * destructors (to bind and unbind communicator-bound MPI_T event types).
- * No other MPI call is intercepted, so no other call costs anything.
- *
- * Each wrapper forwards to the next definition of the same MPI_ name
- * (RTLD_NEXT): another PMPI tool preloaded after tracer, or the MPI library
- * itself, so tools stack. PMPI_ is the fallback, and when the MPI was
- * dlopen'ed privately (RTLD_LOCAL, as Python's mpi4py does) the loaded
- * objects are searched.
+/* mpit_interpose.c - the MPI functions libtracer.so defines for MPI_T:
+ * MPI_Session_init, MPI_Session_finalize, and the communicator constructors
+ * and destructors (to bind and unbind communicator-bound MPI_T event types).
+ * MPI_Init, MPI_Init_thread and MPI_Finalize are the job's
+ * (job/job_interpose.c). No other MPI call is intercepted, so no other call
+ * costs anything. Forwarding as mpit/mpi_next.h says.
  *
  * This file does not include mpi.h: handles are passed through as 64-bit
  * words, which is how the x86-64 and AArch64 calling conventions pass both
  * MPICH's int handles and Open MPI's pointer handles, so forwarding is
  * correct whichever MPI the process uses. Only mpit_session.c reads a
  * handle, and only once it has checked the MPI is the one tracer knows. */
-#define _GNU_SOURCE 1 /* RTLD_NEXT, dl_iterate_phdr */
-#include <dlfcn.h>
-#include <link.h>
 #include <stdint.h>
-#include <string.h>
 
-#include "core/log.h"
-#include "job/job.h"
+#include "mpit/mpi_next.h"
 #include "mpit/mpit_session.h"
 
-typedef uint64_t word; /* an MPI handle of either family, untouched */
+typedef tr_mpi_word word; /* an MPI handle of either family, untouched */
 
-struct search {
-    const char *name;
-    void *self, *found;
-};
-
-static int search_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct search *s = arg;
-    if (!info->dlpi_name || !info->dlpi_name[0])
-        return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *f = dlsym(h, s->name);
-    dlclose(h);
-    Dl_info di;
-    if (f && f != s->self && dladdr(f, &di) && di.dli_fbase != (void *)(uintptr_t)info->dlpi_addr)
-        f = 0; /* found through a dependency, not defined here */
-    if (f && f != s->self) {
-        s->found = f;
-        return 1;
-    }
-    return 0;
-}
-
-/* The definition of @name that tracer's own @self wraps, or NULL. */
-static void *find_next(const char *name, const char *pname, void *self)
-{
-    void *f = dlsym(RTLD_NEXT, name);
-    if (!f || f == self)
-        f = dlsym(RTLD_NEXT, pname);
-    if (!f) {
-        struct search s = {pname, self, 0};
-        dl_iterate_phdr(search_object, &s);
-        f = s.found;
-    }
-    if (!f)
-        tr_log("cannot find the MPI library's %s; returning an error to the application", name);
-    return f;
-}
-
-#define NEXT(fn, type)                                                                                             \
-    static __typeof__(type) next_##fn;                                                                            \
-    __typeof__(type) next = __atomic_load_n(&next_##fn, __ATOMIC_ACQUIRE);                                                    \
-    if (!next) {                                                                                                  \
-        next = (type)find_next(#fn, "P" #fn, (void *)fn);                                                         \
-        if (!next)                                                                                                \
-            return 16; /* MPI_ERR_OTHER in both families */                                                       \
-        __atomic_store_n(&next_##fn, next, __ATOMIC_RELEASE);                                                     \
-    }
-
-#define EXPORT __attribute__((visibility("default")))
-
-EXPORT int MPI_Init(int *argc, char ***argv);
-EXPORT int MPI_Init(int *argc, char ***argv)
-{
-    NEXT(MPI_Init, int (*)(int *, char ***));
-    int outer = tr_mpit_before_init(TR_MPI_INIT);
-    int rc = next(argc, argv);
-    if (outer) {
-        tr_mpit_after_init(TR_MPI_INIT, rc);
-        tr_job_after_init(rc);
-    }
-    return rc;
-}
-
-EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    NEXT(MPI_Init_thread, int (*)(int *, char ***, int, int *));
-    int outer = tr_mpit_before_init(TR_MPI_INIT_THREAD);
-    int rc = next(argc, argv, required, provided);
-    if (outer) {
-        tr_mpit_after_init(TR_MPI_INIT_THREAD, rc);
-        tr_job_after_init(rc);
-    }
-    return rc;
-}
-
-EXPORT int MPI_Finalize(void);
-EXPORT int MPI_Finalize(void)
-{
-    NEXT(MPI_Finalize, int (*)(void));
-    tr_mpit_before_finalize();
-    tr_job_before_finalize();
-    int rc = next();
-    tr_mpit_after_finalize(rc);
-    return rc;
-}
+#define NEXT TR_MPI_NEXT
+#define EXPORT TR_MPI_EXPORT
 
 EXPORT int MPI_Session_init(word info, word errhandler, void *session);
 EXPORT int MPI_Session_init(word info, word errhandler, void *session)

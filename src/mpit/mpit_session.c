@@ -10,10 +10,7 @@
 #include "core/config.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
-#include "journal/consumer.h"
-#include "journal/journal_format.h"
 #include "mpit/mpit_internal.h"
-#include "session/session.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int init_seen, start_attempted, t_ready, thread_multiple;
@@ -27,7 +24,6 @@ static tr_mpit_layout **layouts;
 static int nlayouts;
 static tr_mpit_reg *regs;
 static uint32_t next_reg_id = 1, nregs_live;
-static char frame[16384];
 
 /* MPI_T_VERBOSITY_* in increasing order (consecutive in every family):
  * TRACER_MPIT_LEVEL's 1..9. */
@@ -37,34 +33,9 @@ static int verbosity_level(int v)
     return k >= 0 && k < 9 ? k + 1 : 0;
 }
 
-/* --- journal frames --------------------------------------------------------- */
-
-static size_t frame_start(uint32_t kind)
-{
-    uint32_t head[2] = {kind, 0};
-    memcpy(frame, head, 8);
-    return 8;
-}
-
-static size_t frame_put(size_t n, const void *p, size_t len)
-{
-    if (n + len > sizeof frame)
-        return n;
-    memcpy(frame + n, p, len);
-    return n + len;
-}
-
-static size_t frame_text(size_t n, const char *t)
-{
-    size_t len = t ? strlen(t) : 0; /* texts here are all terminated */
-    if (len > 2000)
-        len = 2000;
-    if (n + len + 1 > sizeof frame)
-        return n;
-    memcpy(frame + n, t ? t : "", len);
-    frame[n + len] = 0;
-    return n + len + 1;
-}
+/* --- notes for the journal ---------------------------------------------------
+ * What the writer needs to interpret the records, handed up as typed notes
+ * (core/mpit_note.h); journal/ lays them out as MPIT frames. */
 
 static void journal_status(const char *what)
 {
@@ -74,9 +45,8 @@ static void journal_status(const char *what)
     for (char *c = text; *c; c++)
         if ((unsigned char)*c < 0x20)
             *c = ' '; /* MPICH's version text has tabs */
-    size_t n = frame_start(TR_MPIT_FRAME_STATUS);
-    n = frame_text(n, text);
-    tr_session_append(TR_FRAME_MPIT, frame, n);
+    tr_mpit_note note = {.kind = TR_MPIT_NOTE_STATUS, .text = text};
+    tr_lifecycle_note_mpit(&note);
 }
 
 static void journal_catalogue_status(void)
@@ -90,45 +60,39 @@ static void journal_catalogue_status(void)
 static void journal_source(int i)
 {
     const tr_mpit_source *s = &cat.sources[i];
-    tr_journal_mpit_source js = {.index = (uint32_t)i, .ordered = s->ordered, .adhoc_timestamps = s->adhoc_timestamps,
-                                 .ticks_per_second = s->ticks_per_second, .max_ticks = s->max_ticks};
-    size_t n = frame_start(TR_MPIT_FRAME_SOURCE);
-    n = frame_put(n, &js, sizeof js);
-    n = frame_text(n, s->name);
-    n = frame_text(n, s->desc);
-    tr_session_append(TR_FRAME_MPIT, frame, n);
+    tr_mpit_note note = {.kind = TR_MPIT_NOTE_SOURCE,
+                         .source = {.index = (uint32_t)i, .ordered = s->ordered,
+                                    .adhoc_timestamps = s->adhoc_timestamps,
+                                    .ticks_per_second = s->ticks_per_second, .max_ticks = s->max_ticks,
+                                    .name = s->name, .desc = s->desc}};
+    tr_lifecycle_note_mpit(&note);
 }
 
 static void journal_type(int i, int registered)
 {
     const tr_mpit_event_type *t = &cat.types[i];
-    tr_journal_mpit_type jt = {.index = (uint32_t)t->index, .verbosity_level = verbosity_level(t->verbosity),
-                               .bind = t->bind, .nelements = t->nelements, .registered = registered,
-                               .has_enum = t->has_enum};
-    size_t n = frame_start(TR_MPIT_FRAME_TYPE);
-    n = frame_put(n, &jt, sizeof jt);
-    for (int e = 0; e < t->nelements; e++) {
-        const tr_mpit_element *el = &t->elements[e];
-        tr_journal_mpit_element je = {.displacement = el->displacement, .size = el->size,
-                                      .is_signed = el->is_signed, .is_float = el->is_float, .known = el->known};
-        n = frame_put(n, &je, sizeof je);
+    tr_mpit_note_element el[TR_MPIT_MAX_ELEMENTS];
+    int nel = t->nelements < TR_MPIT_MAX_ELEMENTS ? t->nelements : TR_MPIT_MAX_ELEMENTS;
+    for (int e = 0; e < nel; e++) {
+        const tr_mpit_element *te = &t->elements[e];
+        el[e] = (tr_mpit_note_element){.displacement = te->displacement, .size = te->size,
+                                       .is_signed = te->is_signed, .is_float = te->is_float,
+                                       .known = te->known, .type_name = te->type_name};
     }
-    n = frame_text(n, t->name);
-    n = frame_text(n, t->desc);
-    n = frame_text(n, tr_mpit_bind_name(t->bind));
-    for (int e = 0; e < t->nelements; e++)
-        n = frame_text(n, t->elements[e].type_name);
-    tr_session_append(TR_FRAME_MPIT, frame, n);
+    tr_mpit_note note = {.kind = TR_MPIT_NOTE_TYPE,
+                         .type = {.index = (uint32_t)t->index, .verbosity_level = verbosity_level(t->verbosity),
+                                  .bind = t->bind, .nelements = t->nelements, .registered = registered,
+                                  .has_enum = t->has_enum, .name = t->name, .desc = t->desc,
+                                  .bind_name = tr_mpit_bind_name(t->bind), .elements = el}};
+    tr_lifecycle_note_mpit(&note);
 }
 
-static void journal_reg(uint32_t kind, const tr_mpit_reg *r, const char *object_name)
+static void journal_reg(enum tr_mpit_note_kind kind, const tr_mpit_reg *r, const char *object_name)
 {
-    tr_journal_mpit_reg jr = {.id = r->id, .type_index = (uint32_t)r->layout->type_index, .bound = r->bound,
-                              .object = r->object};
-    snprintf(jr.object_name, sizeof jr.object_name, "%s", object_name ? object_name : "");
-    size_t n = frame_start(kind);
-    n = frame_put(n, &jr, sizeof jr);
-    tr_session_append(TR_FRAME_MPIT, frame, n);
+    tr_mpit_note note = {.kind = kind,
+                         .reg = {.id = r->id, .type_index = (uint32_t)r->layout->type_index, .bound = r->bound,
+                                 .object = r->object, .object_name = object_name}};
+    tr_lifecycle_note_mpit(&note);
 }
 
 /* --- clocks ----------------------------------------------------------------- */
@@ -141,7 +105,7 @@ static void clock_pairs(void)
     for (int i = 0; i < cat.nsources; i++) {
         if (!cat.sources[i].adhoc_timestamps)
             continue;
-        tr_journal_mpit_clock best = {.source = (uint32_t)i};
+        tr_mpit_note best = {.kind = TR_MPIT_NOTE_CLOCK, .clock = {.source = (uint32_t)i}};
         uint64_t width = UINT64_MAX;
         for (int k = 0; k < 3; k++) {
             MPI_Count t;
@@ -150,16 +114,14 @@ static void clock_pairs(void)
             uint64_t h1 = tr_clock_ticks();
             if (rc == MPI_SUCCESS && h1 - h0 < width) {
                 width = h1 - h0;
-                best.source_tick = t;
-                best.host_before = h0;
-                best.host_after = h1;
+                best.clock.source_tick = t;
+                best.clock.host_before = h0;
+                best.clock.host_after = h1;
             }
         }
         if (width == UINT64_MAX)
             continue;
-        size_t n = frame_start(TR_MPIT_FRAME_CLOCK);
-        n = frame_put(n, &best, sizeof best);
-        tr_session_append(TR_FRAME_MPIT, frame, n);
+        tr_lifecycle_note_mpit(&best);
     }
 }
 
@@ -245,7 +207,7 @@ static void register_type(int i, const void *object_handle, uint64_t object, int
     r->next = regs;
     regs = r;
     nregs_live++;
-    journal_reg(TR_MPIT_FRAME_REG, r, object_name);
+    journal_reg(TR_MPIT_NOTE_REG, r, object_name);
 }
 
 /* Type @i, bound to communicators, on the predefined ones. */
@@ -334,11 +296,11 @@ static void start(void)
     thread_multiple = provided == MPI_THREAD_MULTIPLE;
     discover(0);
     clock_pairs();
-    tr_session_end_hook = end_of_run;
+    tr_lifecycle_set_end_hook(end_of_run);
     /* Pairs from the writer thread need MPI_T to be thread-safe; without it
      * they are taken only in the MPI calls tracer sees. */
     if (thread_multiple)
-        __atomic_store_n(&tr_consumer_interval_hook, interval_pairs, __ATOMIC_RELEASE);
+        tr_lifecycle_set_interval_hook(interval_pairs);
     journal_catalogue_status();
 }
 
@@ -350,7 +312,6 @@ int tr_mpit_before_init(enum tr_mpi_call call)
     pthread_mutex_unlock(&lock);
     if (!outer)
         return outer;
-    tr_session_install();
     if (!tr_lifecycle_activate("mpi"))
         return outer;
     tr_mpit_record_call(call, 0, 0);
@@ -400,7 +361,7 @@ void tr_mpit_before_finalize(void)
 /* Frees every registration and ends tracer's MPI_T; the lock is held. */
 static void stop(void)
 {
-    __atomic_store_n(&tr_consumer_interval_hook, (void (*)(void))0, __ATOMIC_RELEASE);
+    tr_lifecycle_set_interval_hook(0);
     clock_pairs();
     for (tr_mpit_reg *r = regs; r; r = r->next) {
         if (!r->live)
@@ -431,7 +392,7 @@ void tr_mpit_after_finalize(int rc)
  * may be in no state for more. */
 static void end_of_run(void)
 {
-    __atomic_store_n(&tr_consumer_interval_hook, (void (*)(void))0, __ATOMIC_RELEASE);
+    tr_lifecycle_set_interval_hook(0);
     pthread_mutex_lock(&lock);
     if (t_ready)
         clock_pairs();
@@ -464,7 +425,7 @@ void tr_mpit_comm_freeing(const void *comm)
         r->live = 0;
         nregs_live--;
         tr_mpit_live.event_handle_free(r->handle, 0, free_done);
-        journal_reg(TR_MPIT_FRAME_UNREG, r, "");
+        journal_reg(TR_MPIT_NOTE_UNREG, r, "");
         journal_catalogue_status();
     }
     pthread_mutex_unlock(&lock);
@@ -474,7 +435,6 @@ void tr_mpit_comm_freeing(const void *comm)
 
 void tr_mpit_before_session_init(void)
 {
-    tr_session_install();
     if (!tr_lifecycle_activate("mpi"))
         return;
     tr_mpit_record_call(TR_MPI_SESSION_INIT, 0, 0);

@@ -1,7 +1,7 @@
 /* mpit_session.h - MPI_T events in a traced run.
  *
- * The interposed MPI functions (mpit_interpose.c) call these around the
- * real ones:
+ * The interposed MPI functions (mpit_interpose.c; MPI_Init, MPI_Init_thread
+ * and MPI_Finalize: job/job_interpose.c) call these around the real ones:
  *   - before MPI_Init: activate tracing, select the MPI's family (its
  *     handles, mpi_abi.h), MPI_T_init_thread, discover, register the selected
  *     event types, so initialization events are seen;

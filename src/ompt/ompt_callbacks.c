@@ -14,8 +14,8 @@
 #include "core/clock.h"
 #include "core/filter.h"
 #include "core/ids.h"
+#include "core/lifecycle.h"
 #include "ompt/ompt_phase.h"
-#include "session/session.h"
 #include "tracer.h"
 
 /* target_submit carries no device number; the enclosing target construct on
@@ -32,7 +32,7 @@ static uint64_t copy_string(const char *s)
     int saved_errno = errno;
     char *copy = s ? strdup(s) : 0;
     if (copy)
-        tr_session_note_text((uint64_t)(uintptr_t)copy, copy);
+        tr_lifecycle_note_text((uint64_t)(uintptr_t)copy, copy);
     errno = saved_errno;
     return (uint64_t)(uintptr_t)copy;
 }

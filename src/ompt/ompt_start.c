@@ -15,7 +15,6 @@
 #include "ompt/ompt_host.h"
 #include "ompt/ompt_registration.h"
 #include "tracer.h"
-#include "session/session.h"
 
 static tr_ompt_registration registrations[TR_OMPT_MAX_REGISTRATIONS];
 static int registration_count;
@@ -86,7 +85,6 @@ static int tr_ompt_initialize(ompt_function_lookup_t lookup, int initial_device_
         tr_log("ompt: the OpenMP runtime offers no ompt_set_callback; OpenMP is not traced");
         return 0;
     }
-    tr_session_install();
     if (!tr_lifecycle_activate("ompt"))
         return 0;
 

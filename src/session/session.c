@@ -18,10 +18,11 @@
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "journal/consumer.h"
+#include "journal/journal_frames.h"
 #include "journal/journal_write.h"
 #include "session/crash.h"
+#include "session/output_dir.h"
 #include "summary/summary.h"
-#include "writer/output_dir.h"
 #include "writer/writer.h"
 
 /* The run's directory is held for the whole run (core/fd_keep.h): @dir_abs
@@ -29,7 +30,8 @@
  * descriptor; @dir_path is how the user named it, for messages. */
 static tr_fd dir = TR_FD_NONE;
 static int active, dir_created, job_mode;
-void (*tr_session_end_hook)(void);
+/* Runs first at the end of the run, if set (MPI_T's last clock pairs). */
+static void (*end_hook)(void);
 void (*tr_session_job_end_hook)(void);
 static char dir_path[4096], dir_abs[4096];
 
@@ -81,9 +83,7 @@ static int write_start(void)
     tr_kv_add(&kv, TR_KEY_CLOCK0, pair, 16);
     int64_t off = tr_clock_realtime_offset_ns();
     tr_kv_add(&kv, TR_KEY_REALTIME_OFFSET, &off, 8);
-    tr_frame_header h = {0};
-    h.raw_bytes = kv.len;
-    return tr_journal_append(&h, TR_FRAME_START, kv.data, kv.len);
+    return tr_journal_write_start(&kv);
 }
 
 static int session_start(void)
@@ -118,28 +118,20 @@ static int session_start(void)
 
 static void write_end(uint64_t end_ticks)
 {
-    static char payload[sizeof(tr_journal_end) + 28 * 1024];
+    static tr_journal_lost_thread lost[TR_JOURNAL_END_MAX_LOST]; /* the end runs once */
+    size_t nlost = 0;
     tr_journal_end e = {.end_tick = end_ticks};
     e.has_status = tr_lifecycle_exit_status(&e.status);
-    size_t n = sizeof e;
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         for (int d = 0; d < 2; d++) {
             e.small_count[d] += b->small_count[d];
             e.small_bytes[d] += b->small_bytes[d];
         }
         /* A drop-mode loss the thread never got to record itself. */
-        if (b->lost && n + 28 <= sizeof payload) {
-            memcpy(payload + n, &b->index, 4);
-            memcpy(payload + n + 4, &b->lost, 8);
-            memcpy(payload + n + 12, &b->lost_first, 8);
-            memcpy(payload + n + 20, &b->lost_last, 8);
-            n += 28;
-        }
+        if (b->lost && nlost < TR_JOURNAL_END_MAX_LOST)
+            lost[nlost++] = (tr_journal_lost_thread){b->index, b->lost, b->lost_first, b->lost_last};
     }
-    memcpy(payload, &e, sizeof e);
-    tr_frame_header h = {0};
-    h.raw_bytes = n;
-    tr_journal_append(&h, TR_FRAME_END, payload, n);
+    tr_journal_write_end(&e, lost, nlost);
 }
 
 /* Nothing recorded: leave nothing behind but what was already there. */
@@ -165,8 +157,9 @@ static void session_end(uint64_t end_ticks)
 {
     if (!active)
         return;
-    if (tr_session_end_hook)
-        tr_session_end_hook(); /* MPI_T's last clock pairs, while the journal is open */
+    void (*hook)(void) = __atomic_load_n(&end_hook, __ATOMIC_ACQUIRE);
+    if (hook)
+        hook(); /* MPI_T's last clock pairs, while the journal is open */
     tr_clock_calibrate_end(); /* first, so the consumer's last clock pair spans it */
     tr_consumer_stop();
     write_end(end_ticks);
@@ -279,37 +272,35 @@ int tr_session_join_job(int job_fd, const char *job_path, int rank)
     return 0;
 }
 
-void tr_session_install(void) { tr_lifecycle_set_hooks(session_start, session_end); }
-
-static void note_string(uint32_t kind, uint32_t id, const uint64_t *id64, const char *text)
+static void note_user_region(uint32_t id, const char *name)
 {
-    if (!text || !tr_journal_is_open())
-        return;
-    char buf[4200];
-    uint32_t head[2] = {kind, id};
-    size_t n = 8, len = strnlen(text, 4000);
-    memcpy(buf, head, 8);
-    if (id64) {
-        memcpy(buf + 8, id64, 8);
-        n = 16;
-    }
-    memcpy(buf + n, text, len);
-    buf[n + len] = 0;
-    tr_frame_header h = {0};
-    h.raw_bytes = n + len + 1;
-    tr_journal_append(&h, TR_FRAME_STRING, buf, n + len + 1);
+    if (name && tr_journal_is_open())
+        tr_journal_write_user_region(id, name);
 }
 
-void tr_session_note_user_region(uint32_t id, const char *name)
+static void note_text(uint64_t id, const char *text)
 {
-    note_string(TR_STRING_USER_REGION, id & 0x7fffffffu, 0, name);
+    if (text && tr_journal_is_open())
+        tr_journal_write_text(id, text);
 }
 
-void tr_session_note_text(uint64_t id, const char *text) { note_string(TR_STRING_TEXT, 0, &id, text); }
+static void note_mpit(const tr_mpit_note *note) { tr_journal_write_mpit(note); }
 
-int tr_session_append(uint16_t type, const void *payload, size_t bytes)
+static void set_interval_hook(void (*hook)(void))
 {
-    tr_frame_header h = {0};
-    h.raw_bytes = bytes;
-    return tr_journal_append(&h, type, payload, bytes);
+    __atomic_store_n(&tr_consumer_interval_hook, hook, __ATOMIC_RELEASE);
 }
+
+static void set_end_hook(void (*hook)(void)) { __atomic_store_n(&end_hook, hook, __ATOMIC_RELEASE); }
+
+/* libtracer.so's composition root (core/lifecycle.h): the producers reach
+ * the journal, the consumer and the writer only through this table. */
+const tr_lifecycle_ops tr_lifecycle_root = {
+    .start = session_start,
+    .end = session_end,
+    .note_user_region = note_user_region,
+    .note_text = note_text,
+    .note_mpit = note_mpit,
+    .set_interval_hook = set_interval_hook,
+    .set_end_hook = set_end_hook,
+};

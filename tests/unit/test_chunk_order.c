@@ -32,7 +32,7 @@
 #include "journal/journal_write.h"
 #include "journal/journal_load.h"
 
-/* consumer.c names user regions through the producer (api/); these records
+/* consumer.c names user regions (core/user_regions.c, not linked here); these records
  * have none. */
 const char *tr_user_region_name(uint32_t id);
 const char *tr_user_region_name(uint32_t id)

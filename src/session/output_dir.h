@@ -2,9 +2,11 @@
  *
  * The directory is created by tracer with mkdir(2), so the user's umask
  * applies, a planted symlink is refused (mkdir never follows one) and an
- * existing trace is never overwritten: a taken name gets a .1, .2, ... suffix. */
-#ifndef TR_WRITER_OUTPUT_DIR_H
-#define TR_WRITER_OUTPUT_DIR_H
+ * existing trace is never overwritten: a taken name gets a .1, .2, ... suffix.
+ * Part of the composition root (linked into libtracer.so only): session/ and
+ * job/ include it; the writer library never does. */
+#ifndef TR_SESSION_OUTPUT_DIR_H
+#define TR_SESSION_OUTPUT_DIR_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-#include "writer/output_dir.h"
+#include "session/output_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
