@@ -3,7 +3,6 @@
 #include "journal/consumer.h"
 
 #include <errno.h>
-#include <omp-tools.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include "core/log.h"
 #include "core/unload.h"
 #include "core/user_regions.h"
+#include "journal/data_op.h"
 #include "journal/journal_frames.h"
 #include "journal/journal_write.h"
 #include "journal/symbols.h"
@@ -172,12 +172,7 @@ static void write_references(const tr_record *rec, uint32_t n)
         case TR_REC_DATA_OP:
             /* The host side of the op: where it reads or writes host memory. */
             if (r->phase != TR_PHASE_END)
-                write_variable(r->sub == ompt_target_data_transfer_from_device ||
-                                       r->sub == ompt_target_data_transfer_from_device_async
-                                   ? r->u[2]
-                               : r->sub == ompt_target_data_delete || r->sub == ompt_target_data_delete_async
-                                   ? 0
-                                   : r->u[1]);
+                write_variable(tr_data_op_host_addr(r));
             break;
         default:
             break;
