@@ -215,6 +215,15 @@ static tr_chunk *take_chunk(tr_tbuf *b)
     return c;
 }
 
+/* One more record refused after the end. Only the owner writes dropped, so
+ * a load and a store do (no atomic read-modify-write on this path); both are
+ * atomic because tr_buf_refused_total reads it from another thread while
+ * the owner may still be refusing records (a data race, found by TSan). */
+static void count_dropped(tr_tbuf *b)
+{
+    __atomic_store_n(&b->dropped, __atomic_load_n(&b->dropped, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
 /* Drop mode: the first record of the next chunk says what was lost, where
  * (this thread) and when (first and last dropped event). It is stamped with
  * the last dropped event's time, not now: the record this slow path is
@@ -283,7 +292,7 @@ static tr_record *reserve_slow(tr_tbuf *b)
             return &c->rec[first];
         }
         if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED)) {
-            b->dropped++;
+            count_dropped(b);
             return no_slot(b);
         }
         /* Tell the consumer: chunks held idle by other threads are needed. */
@@ -340,7 +349,7 @@ void tr_buf_count_refused(void)
         return;
     tr_tbuf *b = tr_buf_tls;
     if (b)
-        b->dropped++;
+        count_dropped(b);
     else
         __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
 }
@@ -459,7 +468,7 @@ uint64_t tr_buf_refused_total(void)
 {
     uint64_t n = __atomic_load_n(&refused, __ATOMIC_RELAXED);
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
-        n += b->dropped;
+        n += __atomic_load_n(&b->dropped, __ATOMIC_RELAXED);
         /* A thread that reserved before tr_buf_stop and committed after the
          * consumer's final flush: its record is in its chunk and never
          * reaches the journal. (The consumer, gone, no longer writes
