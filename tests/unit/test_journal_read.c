@@ -4,7 +4,8 @@
  * read.
  *
  *   intact    the journal as written: every frame, no damage reported.
- *   cut       the journal cut at every byte: the frames before the cut are
+ *   cut       the journal cut at every byte near a frame boundary, and at
+ *             every 16th byte elsewhere: the frames before the cut are
  *             read, the cut is reported (truncated, skipped bytes), no bad
  *             frame.
  *   flip      one byte flipped, in each frame's header and in its payload:
@@ -177,9 +178,18 @@ int main(void)
           st.chunks == 9 && st.records == total && records == total && !st.bad_frames && !st.skipped_bytes &&
           !st.truncated, detail);
 
-    /* cut at every byte */
-    int cut_ok = 1;
+    /* cut at every byte near a frame boundary (in the header, at the start
+     * of the payload, just before the end), at every 16th elsewhere: each
+     * cut is a file written and read, and a slow disk makes 3500 of them
+     * take seconds */
+    int cut_ok = 1, cuts = 0;
     for (size_t cut = 0; cut < size && cut_ok; cut++) {
+        int near = cut < 80;
+        for (int f = 0; f < nframes && !near; f++)
+            near = cut + 8 >= ends[f] && cut < ends[f] + 80;
+        if (!near && cut % 16)
+            continue;
+        cuts++;
         int whole = 0;
         size_t boundary = 0;
         while (whole < nframes && ends[whole] <= cut)
@@ -192,7 +202,7 @@ int main(void)
             printf("# cut at %zu (%d whole frames, last ends at %zu): %s\n", cut, whole, boundary, detail);
         }
     }
-    snprintf(detail, sizeof detail, "%zu cuts", size);
+    snprintf(detail, sizeof detail, "%d cuts of %zu bytes", cuts, size);
     check("cut: the frames before the cut are read, the cut is reported", cut_ok, detail);
 
     /* one byte flipped in each frame's header, then in its payload (the
