@@ -235,7 +235,7 @@ static uint32_t write_loss(tr_tbuf *b, tr_chunk *c)
         return 0;
     c->rec[0] = (tr_record){.time = b->lost_last, .type = TR_REC_LOSS, .phase = TR_PHASE_POINT,
                             .u = {b->lost, b->lost_first, b->lost_last}};
-    b->lost = 0;
+    __atomic_store_n(&b->lost, 0, __ATOMIC_RELAXED); /* atomic: see reserve_slow */
     return 1;
 }
 
@@ -299,11 +299,15 @@ static tr_record *reserve_slow(tr_tbuf *b)
         if (!__atomic_load_n(&pressure, __ATOMIC_RELAXED))
             __atomic_store_n(&pressure, 1, __ATOMIC_RELAXED);
         if (drop_mode || tr_buf_never_block) {
+            /* Only this thread writes the pending loss, but the end of the
+             * run (session.c, write_end) reads it from another thread while
+             * this one may still be dropping: relaxed atomic stores (a data
+             * race before, found by TSan). */
             uint64_t now = tr_clock_ticks();
             if (!b->lost)
-                b->lost_first = now;
-            b->lost_last = now;
-            b->lost++;
+                __atomic_store_n(&b->lost_first, now, __ATOMIC_RELAXED);
+            __atomic_store_n(&b->lost_last, now, __ATOMIC_RELAXED);
+            __atomic_store_n(&b->lost, b->lost + 1, __ATOMIC_RELAXED);
             return no_slot(b);
         }
         /* Block mode: nothing is lost; the thread waits for the journal. */
@@ -337,8 +341,11 @@ void tr_buf_count_small(int from_device, uint64_t bytes)
         if (!b)
             return;
     }
-    b->small_count[from_device != 0]++;
-    b->small_bytes[from_device != 0] += bytes;
+    /* Owner-only writes, read at the end by another thread (write_end):
+     * relaxed atomic stores, as for dropped. */
+    int d = from_device != 0;
+    __atomic_store_n(&b->small_count[d], b->small_count[d] + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->small_bytes[d], b->small_bytes[d] + bytes, __ATOMIC_RELAXED);
 }
 
 /* Only a run that traced counts what came too late; before that, or with

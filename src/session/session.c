@@ -122,17 +122,22 @@ static void write_end(uint64_t end_ticks)
     tr_journal_end e = {.end_tick = end_ticks};
     e.has_status = tr_lifecycle_exit_status(&e.status);
     size_t n = sizeof e;
+    /* The threads may still be recording (dropping) meanwhile: their
+     * buffers' counters are read with atomic loads (core/buf.c). */
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         for (int d = 0; d < 2; d++) {
-            e.small_count[d] += b->small_count[d];
-            e.small_bytes[d] += b->small_bytes[d];
+            e.small_count[d] += __atomic_load_n(&b->small_count[d], __ATOMIC_RELAXED);
+            e.small_bytes[d] += __atomic_load_n(&b->small_bytes[d], __ATOMIC_RELAXED);
         }
         /* A drop-mode loss the thread never got to record itself. */
-        if (b->lost && n + 28 <= sizeof payload) {
+        uint64_t lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+        uint64_t lost_first = __atomic_load_n(&b->lost_first, __ATOMIC_RELAXED);
+        uint64_t lost_last = __atomic_load_n(&b->lost_last, __ATOMIC_RELAXED);
+        if (lost && n + 28 <= sizeof payload) {
             memcpy(payload + n, &b->index, 4);
-            memcpy(payload + n + 4, &b->lost, 8);
-            memcpy(payload + n + 12, &b->lost_first, 8);
-            memcpy(payload + n + 20, &b->lost_last, 8);
+            memcpy(payload + n + 4, &lost, 8);
+            memcpy(payload + n + 12, &lost_first, 8);
+            memcpy(payload + n + 20, &lost_last, 8);
             n += 28;
         }
     }
