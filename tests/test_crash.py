@@ -32,6 +32,7 @@ def env_for(traced_dir=None, extra=None):
     env = {
         "ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + NO_SAN_SIGNALS,
         "UBSAN_OPTIONS": "print_stacktrace=1:" + NO_SAN_SIGNALS,
+        "TSAN_OPTIONS": (os.environ.get("TSAN_OPTIONS", "") + ":" + NO_SAN_SIGNALS).lstrip(":"),
         "TRACER_FLUSH_INTERVAL": "%dms" % FLUSH_MS,
     }
     if traced_dir is None:

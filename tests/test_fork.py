@@ -83,9 +83,19 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tracer-test-fork-")
     bin_ = h.env_path("TEST_FORK_BIN")
     env = {"ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + NO_SAN_SIGNALS,
-           "UBSAN_OPTIONS": "print_stacktrace=1:" + NO_SAN_SIGNALS}
+           "UBSAN_OPTIONS": "print_stacktrace=1:" + NO_SAN_SIGNALS,
+           "TSAN_OPTIONS": (os.environ.get("TSAN_OPTIONS", "") + ":" + NO_SAN_SIGNALS).lstrip(":")}
     try:
-        for mode, want_child in (("record", "7"), ("segv", "sig %d" % signal.SIGSEGV)):
+        modes = [("record", "7"), ("segv", "sig %d" % signal.SIGSEGV)]
+        # GCC 12's ThreadSanitizer cannot run the record case: the child
+        # starts a thread, glibc gives it the pthread_t of a parent thread
+        # that is gone in the child (tracer's journal writer), and TSan,
+        # which still lists that thread, dies ("dup thread with used id",
+        # exit 66). The plain, ASan and UBSan builds run it.
+        if "tsan" in os.environ.get("TEST_SANITIZER_PRELOAD", ""):
+            modes = modes[1:]
+            c.note("record case skipped under ThreadSanitizer (it cannot follow a thread started after fork)")
+        for mode, want_child in modes:
             cwd = os.path.join(tmp, mode)
             os.mkdir(cwd)
             out = os.path.join(cwd, "t")

@@ -104,7 +104,16 @@ def main():
     c = h.Checker("handled_fault")
     tmp = tempfile.mkdtemp(prefix="tracer-test-handled-fault-")
     try:
-        for mode in ("recover", "nodefer", "later"):
+        modes = ["recover", "nodefer", "later"]
+        # GCC 12's ThreadSanitizer cannot run nodefer even without tracer
+        # (the program dies of SIGSEGV): the handler leaves by siglongjmp
+        # with SA_NODEFER, and TSan then takes everything after, exit
+        # included, as running inside a signal handler. Plain, ASan and
+        # UBSan builds run it.
+        if "tsan" in os.environ.get("TEST_SANITIZER_PRELOAD", ""):
+            modes.remove("nodefer")
+            c.note("nodefer skipped under ThreadSanitizer (the program alone dies under it)")
+        for mode in modes:
             case(c, tmp, mode, FAULTS, 0, FAULTS, (FAULTS + 1) * PER)
         case(c, tmp, "oneshot", 0, -signal.SIGSEGV, 1, 2 * PER)
         case(c, tmp, "reset", FAULTS, -signal.SIGSEGV, FAULTS, (FAULTS + 1) * PER)

@@ -116,7 +116,8 @@ def run_crash(c, tmp):
     p = h.run([h.env_path("TEST_CRASH_BIN"), "segv", str(CRASH_MARKS)], tmp, traced=True, output=out,
               extra_env={"TRACER_CLOCK": "monotonic",
                          "ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + no_san,
-                         "UBSAN_OPTIONS": "print_stacktrace=1:" + no_san})
+                         "UBSAN_OPTIONS": "print_stacktrace=1:" + no_san,
+                         "TSAN_OPTIONS": (os.environ.get("TSAN_OPTIONS", "") + ":" + no_san).lstrip(":")})
     no_sanitizer(c, "run crash", p)
     c.check(p.returncode == -11, "run crash: died of SIGSEGV (rc %r)" % p.returncode)
     return Source("crash", os.path.join(out, "tracer.journal"), None, None)

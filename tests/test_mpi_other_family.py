@@ -73,6 +73,15 @@ def check_archive(c, label, anchor, nproc, status_part):
 
 
 def main():
+    # Under ThreadSanitizer (GCC 12) Open MPI cannot run clean: its runtime
+    # (PMIx, open-pal, libevent, the MCA components it dlopens and unloads)
+    # is not built with TSan, reports races and bad unlocks among its own
+    # threads, and a called_from_lib suppression for a component stops the
+    # process when Open MPI unloads it. Skipped there (exit 77: meson's
+    # SKIP); the plain, ASan and UBSan builds run it.
+    if "tsan" in os.environ.get("TEST_SANITIZER_PRELOAD", ""):
+        print("SKIP: Open MPI's uninstrumented runtime under ThreadSanitizer (see test_mpi_other_family.py)")
+        sys.exit(77)
     c = h.Checker("mpi_other_family")
     mpirun = os.environ.get("TEST_MPIRUN")
     binary = h.env_path("TEST_BIN")

@@ -215,6 +215,15 @@ static tr_chunk *take_chunk(tr_tbuf *b)
     return c;
 }
 
+/* One more record refused after the end. Only the owner writes dropped, so
+ * a load and a store do (no atomic read-modify-write on this path); both are
+ * atomic because tr_buf_refused_total reads it from another thread while
+ * the owner may still be refusing records (a data race, found by TSan). */
+static void count_dropped(tr_tbuf *b)
+{
+    __atomic_store_n(&b->dropped, __atomic_load_n(&b->dropped, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
 /* Drop mode: the first record of the next chunk says what was lost, where
  * (this thread) and when (first and last dropped event). It is stamped with
  * the last dropped event's time, not now: the record this slow path is
@@ -226,7 +235,7 @@ static uint32_t write_loss(tr_tbuf *b, tr_chunk *c)
         return 0;
     c->rec[0] = (tr_record){.time = b->lost_last, .type = TR_REC_LOSS, .phase = TR_PHASE_POINT,
                             .u = {b->lost, b->lost_first, b->lost_last}};
-    b->lost = 0;
+    __atomic_store_n(&b->lost, 0, __ATOMIC_RELAXED); /* atomic: see reserve_slow */
     return 1;
 }
 
@@ -283,18 +292,22 @@ static tr_record *reserve_slow(tr_tbuf *b)
             return &c->rec[first];
         }
         if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED)) {
-            b->dropped++;
+            count_dropped(b);
             return no_slot(b);
         }
         /* Tell the consumer: chunks held idle by other threads are needed. */
         if (!__atomic_load_n(&pressure, __ATOMIC_RELAXED))
             __atomic_store_n(&pressure, 1, __ATOMIC_RELAXED);
         if (drop_mode || tr_buf_never_block) {
+            /* Only this thread writes the pending loss, but the end of the
+             * run (session.c, write_end) reads it from another thread while
+             * this one may still be dropping: relaxed atomic stores (a data
+             * race before, found by TSan). */
             uint64_t now = tr_clock_ticks();
             if (!b->lost)
-                b->lost_first = now;
-            b->lost_last = now;
-            b->lost++;
+                __atomic_store_n(&b->lost_first, now, __ATOMIC_RELAXED);
+            __atomic_store_n(&b->lost_last, now, __ATOMIC_RELAXED);
+            __atomic_store_n(&b->lost, b->lost + 1, __ATOMIC_RELAXED);
             return no_slot(b);
         }
         /* Block mode: nothing is lost; the thread waits for the journal. */
@@ -328,8 +341,11 @@ void tr_buf_count_small(int from_device, uint64_t bytes)
         if (!b)
             return;
     }
-    b->small_count[from_device != 0]++;
-    b->small_bytes[from_device != 0] += bytes;
+    /* Owner-only writes, read at the end by another thread (write_end):
+     * relaxed atomic stores, as for dropped. */
+    int d = from_device != 0;
+    __atomic_store_n(&b->small_count[d], b->small_count[d] + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->small_bytes[d], b->small_bytes[d] + bytes, __ATOMIC_RELAXED);
 }
 
 /* Only a run that traced counts what came too late; before that, or with
@@ -340,7 +356,7 @@ void tr_buf_count_refused(void)
         return;
     tr_tbuf *b = tr_buf_tls;
     if (b)
-        b->dropped++;
+        count_dropped(b);
     else
         __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
 }
@@ -459,7 +475,7 @@ uint64_t tr_buf_refused_total(void)
 {
     uint64_t n = __atomic_load_n(&refused, __ATOMIC_RELAXED);
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
-        n += b->dropped;
+        n += __atomic_load_n(&b->dropped, __ATOMIC_RELAXED);
         /* A thread that reserved before tr_buf_stop and committed after the
          * consumer's final flush: its record is in its chunk and never
          * reaches the journal. (The consumer, gone, no longer writes

@@ -77,9 +77,9 @@ struct __attribute__((aligned(64))) tr_tbuf {
     uint64_t next_seq;
     uint32_t held;           /* chunks held: owner increments, consumer decrements */
     pid_t tid;
-    uint64_t dropped;        /* records refused after the end */
-    uint64_t lost, lost_first, lost_last; /* drop mode: pending loss (ticks) */
-    uint64_t small_count[2]; /* transfers under TRACER_MIN_BYTES: [0] to, [1] from device */
+    uint64_t dropped;        /* records refused after the end; atomic: owner stores, others load */
+    uint64_t lost, lost_first, lost_last; /* drop mode: pending loss (ticks); atomic: owner stores, others load */
+    uint64_t small_count[2]; /* under TRACER_MIN_BYTES: [0] to, [1] from device; as lost */
     uint64_t small_bytes[2];
     tr_tbuf *next_registered;
     /* consumer-only: the current chunk and count at its last look */

@@ -122,14 +122,18 @@ static void write_end(uint64_t end_ticks)
     size_t nlost = 0;
     tr_journal_end e = {.end_tick = end_ticks};
     e.has_status = tr_lifecycle_exit_status(&e.status);
+    /* The threads may still be recording (dropping) meanwhile: their
+     * buffers' counters are read with atomic loads (core/buf.c). */
     for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered) {
         for (int d = 0; d < 2; d++) {
-            e.small_count[d] += b->small_count[d];
-            e.small_bytes[d] += b->small_bytes[d];
+            e.small_count[d] += __atomic_load_n(&b->small_count[d], __ATOMIC_RELAXED);
+            e.small_bytes[d] += __atomic_load_n(&b->small_bytes[d], __ATOMIC_RELAXED);
         }
         /* A drop-mode loss the thread never got to record itself. */
-        if (b->lost && nlost < TR_JOURNAL_END_MAX_LOST)
-            lost[nlost++] = (tr_journal_lost_thread){b->index, b->lost, b->lost_first, b->lost_last};
+        uint64_t n_lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+        if (n_lost && nlost < TR_JOURNAL_END_MAX_LOST)
+            lost[nlost++] = (tr_journal_lost_thread){b->index, n_lost, __atomic_load_n(&b->lost_first, __ATOMIC_RELAXED),
+                                                     __atomic_load_n(&b->lost_last, __ATOMIC_RELAXED)};
     }
     tr_journal_write_end(&e, lost, nlost);
 }

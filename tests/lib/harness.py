@@ -637,8 +637,10 @@ def check_kernels(c, t, want_per_device, want_lines_in_order):
 # program's handler): tests about the program's handlers and tracer's turn
 # that off (test_exec, test_handled_fault).
 _NO_SAN = "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0"
+# TSAN_OPTIONS keeps what meson's test setup gave (tests/tsan.supp).
 NO_SAN_SIGNALS = {"ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:" + _NO_SAN,
-                  "UBSAN_OPTIONS": "print_stacktrace=1:" + _NO_SAN}
+                  "UBSAN_OPTIONS": "print_stacktrace=1:" + _NO_SAN,
+                  "TSAN_OPTIONS": (os.environ.get("TSAN_OPTIONS", "") + ":" + _NO_SAN).lstrip(":")}
 
 
 def tracer_lines(p):

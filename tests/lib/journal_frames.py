@@ -6,6 +6,13 @@ CRC-32 (IEEE, zlib's) of the header with its CRC field 0 and of the payload,
 the payload's size, and chunk fields (location, tid, seq, records, flags)
 that other frames leave 0. Tests use this to give journals frames a real run
 would have written (an MPI rank, clock offsets) and to cut or splice them.
+
+This is a second implementation of the journal format, on purpose: the
+tests do not trust the C reader (src/journal/journal_read.c) to check
+itself. It must stay in step with journal_format.h; test_journal_decoders.py
+checks that it and the C reader see the same frames and records in a real
+journal (and in cuts of it), so a format change that misses one of the two
+fails there.
 """
 
 import collections
