@@ -13,7 +13,12 @@ never takes a lock the application may hold while a callback runs (glibc's
 dlopen/dlsym/dladdr lock is held across constructors and destructors; the
 list lock dl_iterate_phdr takes is not), so block mode may wait without a
 bound. Checked by making the consumer call dladdr() while naming: the run
-hung here until the timeout.
+hung here until the timeout. It also found one such lock taken by a library
+tracer uses: libdw dlopens its debuginfod client at its first debug-info
+lookup, on the consumer thread; on a fresh Debian 12 root the run hung (gdb:
+the consumer in _dl_open from dwfl_standard_find_debuginfo, the program in
+the constructor waiting for a chunk) until tr_symbols_prepare made libdw do
+that where tracing starts.
 
 Ground truth: the run ends (the timeout is a hang detector), exit code and
 stdout unchanged by tracing, stderr only tracer's block-mode line, and the
