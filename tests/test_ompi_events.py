@@ -324,6 +324,16 @@ def main():
         print("SKIP: OMPI_EVENTS_PREFIX is not set; it must name an Open MPI with MPI_T events (6.x; "
               "shared/tools/build-ompi-events builds one) for this test to run")
         sys.exit(h.SKIP)
+    # Under ThreadSanitizer an Open MPI 6 program does not start, with or
+    # without tracer: each rank stops in MPI_Init with "ThreadSanitizer: mmap
+    # at bad address: addr=0x0" (Open MPI and PMIx are not built with TSan;
+    # seen with mpirun -x LD_PRELOAD=libtsan.so on a 5-line MPI program).
+    # The plain, ASan and UBSan builds run this test; test_mpi_other_family
+    # is skipped under TSan for the same runtime.
+    if "tsan" in os.environ.get("TEST_SANITIZER_PRELOAD", ""):
+        print("SKIP: Open MPI 6 programs do not start under ThreadSanitizer, even untraced "
+              "(TSan: mmap at bad address in MPI_Init)")
+        sys.exit(h.SKIP)
     c = h.Checker("ompi_events")
     tmp = tempfile.mkdtemp(prefix="tracer-test-ompi-events-")
     try:
