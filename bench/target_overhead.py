@@ -22,6 +22,9 @@ must equal the untraced one.
 LD_LIBRARY_PATH gets /usr/lib/llvm-19/lib (the offload_libdir) in front, in
 every configuration, so that libomptarget finds libomp and target callbacks
 reach the empty tool too (tracer connects them itself).
+With TARGET_BENCH_KV=FILE the results are also written to FILE, one line
+per configuration: "config=K loop_ns=X loop_vs_untraced=R loop_vs_noop=N
+whole_s=W whole_vs_untraced=V rss_mb=M" (for bench/run_benchmarks.sh).
 Exit status: 0, or 1 when a run failed or its check value differed.
 """
 import os
@@ -97,6 +100,7 @@ def main():
                 print("target_overhead: %s: check %s, untraced %s" % (key, r[1], b[1]), file=sys.stderr)
                 failed = 1
     med = statistics.median
+    kv = open(os.environ["TARGET_BENCH_KV"], "w") if os.environ.get("TARGET_BENCH_KV") else None
     print("| configuration | loop ns/region | loop / untraced | loop / empty tool | whole run s | whole / untraced | peak RSS MB |")
     print("|---|---|---|---|---|---|---|")
     for key, label, _ in CONFIGS:
@@ -106,6 +110,12 @@ def main():
         whole_u = med(r[2] / b[2] for r, b in zip(rs, base))
         print("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.0f |" % (
             label, med(r[0] for r in rs), loop_u, loop_n, med(r[2] for r in rs), whole_u, med(r[3] for r in rs)))
+        if kv:
+            kv.write("config=%s loop_ns=%.0f loop_vs_untraced=%.2f loop_vs_noop=%.2f whole_s=%.2f "
+                     "whole_vs_untraced=%.2f rss_mb=%.0f\n" % (key, med(r[0] for r in rs), loop_u, loop_n,
+                                                              med(r[2] for r in rs), whole_u, med(r[3] for r in rs)))
+    if kv:
+        kv.close()
     sys.exit(failed)
 
 
