@@ -22,6 +22,9 @@
 #   8. host OpenMP states (bench/omp_states_overhead.sh): ns per fine-grained
 #      parallel region untraced, with a no-op OMPT tool, and with tracer's
 #      host states off and on
+#   9. target-dense offload (bench/target_overhead.py, issue 19): 100000
+#      target regions untraced, under an empty OMPT tool and under tracer
+#      (target classes; defaults), as ratios: loop, whole run, peak RSS
 # Takes about 1 minute on a 2-core VM; needs about 3 GB of memory (the OTF2
 # conversion of 20M events, see the table) and 1 GB in $TMPDIR (step 7:
 # about 1.5 GB more, while it runs).
@@ -266,6 +269,24 @@ else
   row "host OpenMP states" "-" "skipped: $bench/omp_states_overhead not built (no clang-19)"
 fi
 
+# --- 9. target-dense offload -------------------------------------------------------
+say "9 target-dense offload overhead, side by side (bench/target_overhead.py)"
+if [[ -x $bench/target_dense ]]; then
+  if ROUNDS=5 TARGET_BENCH_KV=$tmp/target.kv /usr/bin/python3 "$root/bench/target_overhead.py" "$build" 100000 \
+    >"$tmp/target.table" 2>"$tmp/target.err"; then
+    while read -r line; do
+      [[ $(kv config "$line") == untraced ]] && continue
+      row "target-dense offload, $(kv config "$line")" "100000 regions, 1 int tofrom each, medians of 5 rounds" \
+        "loop $(kv loop_vs_untraced "$line")x untraced, $(kv loop_vs_noop "$line")x the empty OMPT tool; whole run $(kv whole_vs_untraced "$line")x untraced; peak RSS $(kv rss_mb "$line") MB"
+    done <"$tmp/target.kv"
+  else
+    row "target-dense offload" "100000 regions" "FAILED: $(tail -1 "$tmp/target.err")"
+    failed=1
+  fi
+else
+  row "target-dense offload" "-" "skipped: $bench/target_dense not built (no clang-19)"
+fi
+
 # --- the table ----------------------------------------------------------------------
 echo
 echo "tracer benchmarks - $(date -u +%Y-%m-%d), $(nproc) cores, $cpu"
@@ -278,6 +299,10 @@ for r in "${rows[@]}"; do
   echo "| $a | $b | $c |"
 done
 echo
+if [[ -s $tmp/target.table ]]; then
+  echo "target-dense offload (bench/target_overhead.py):"
+  sed 's/^/    /' "$tmp/target.table"
+fi
 echo "record_cost, default pool:"
 sed 's/^/    /' "$tmp/rc1.out"
 echo "record_cost --fit-run:"
