@@ -46,21 +46,34 @@ void tr_clock_init(int choice, uint64_t calibration_ns)
     tr_clock_use_tsc = invariant;
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
-    ns0 = tr_clock_mono_ns();
-    tick0 = tr_clock_ticks();
+    tr_clock_read_pair(&tick0, &ns0);
     realtime_offset = (int64_t)((uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec) - (int64_t)ns0;
+}
+
+void tr_clock_read_pair(uint64_t *tick, uint64_t *ns)
+{
+    if (!tr_clock_use_tsc) {
+        *tick = *ns = tr_clock_mono_ns();
+        return;
+    }
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5 && best > 200; i++) {
+        uint64_t a = tr_clock_mono_ns();
+        uint64_t t = tr_clock_ticks();
+        uint64_t b = tr_clock_mono_ns();
+        if (b - a < best) {
+            best = b - a;
+            *tick = t;
+            *ns = a + (b - a) / 2;
+        }
+    }
 }
 
 void tr_clock_calibrate_end(void)
 {
-    if (!tr_clock_use_tsc) {
-        tick1 = ns1 = tr_clock_mono_ns();
-        return;
-    }
-    do {
-        ns1 = tr_clock_mono_ns();
-        tick1 = tr_clock_ticks();
-    } while (ns1 - ns0 < calibration_span);
+    do
+        tr_clock_read_pair(&tick1, &ns1);
+    while (tr_clock_use_tsc && ns1 - ns0 < calibration_span);
 }
 
 uint64_t tr_clock_to_ns(uint64_t ticks)

@@ -33,11 +33,20 @@ static inline uint64_t tr_clock_ticks(void)
 }
 
 /* Chooses the source (enum tr_clock_choice) and takes the first (tick, ns)
- * pair; @calibration_ns is the least span between the two pairs. Call once. */
+ * pair; @calibration_ns is the least span between the two pairs
+ * (TRACER_CALIBRATION; 0: no wait). Call once. */
 void tr_clock_init(int choice, uint64_t calibration_ns);
+/* One (tick, ns) pair: the tick read between two CLOCK_MONOTONIC reads, the
+ * tightest of a few tries, ns the midpoint. The writer interpolates between
+ * the first and the last pair, so a stamp is as exact as the pairs are
+ * (tens of ns), whatever the run's length; a pair whose reads a preemption
+ * split would skew every stamp, which the bracket rules out.
+ * Async-signal-safe. Without the TSC both are the CLOCK_MONOTONIC read. */
+void tr_clock_read_pair(uint64_t *tick, uint64_t *ns);
 /* The first (tick, ns) pair. */
 void tr_clock_start_pair(uint64_t *tick, uint64_t *ns);
-/* Takes the second pair; waits until the calibration span has passed. */
+/* Takes the second pair; waits until the calibration span (if any) has
+ * passed since the first. */
 void tr_clock_calibrate_end(void);
 /* Converts raw ticks to CLOCK_MONOTONIC ns (valid after calibrate_end). */
 uint64_t tr_clock_to_ns(uint64_t ticks);

@@ -72,8 +72,9 @@ const tr_cfg_var tr_cfg_vars[] = {
      offsets_words, 0, 0, F(clock_offsets)},
     {"TRACER_CLOCK", TR_CFG_CHOICE, "auto", "Timestamp source: auto, tsc or monotonic", clock_words, 0, 0,
      F(clock)},
-    {"TRACER_CALIBRATION", TR_CFG_DURATION, "20ms",
-     "Least span of the TSC calibration; short runs wait at exit up to this long", 0, 0, 0, F(calibration_ns)},
+    {"TRACER_CALIBRATION", TR_CFG_DURATION, "0ms",
+     "Least span between the first and last TSC calibration pairs; a shorter run waits at exit for the rest (0ms: "
+     "never waits: every stamp lies between two pairs, each exact to tens of ns)", 0, 0, 0, F(calibration_ns)},
 };
 
 const size_t tr_cfg_nvars = sizeof tr_cfg_vars / sizeof *tr_cfg_vars;

@@ -65,8 +65,9 @@ static void append(tr_frame_header *h, uint16_t type, const void *payload, uint6
 
 static void write_clock(void)
 {
-    uint64_t ns = tr_clock_mono_ns(); /* first, as always: the pair's order of reads */
-    check(tr_journal_write_clock(tr_clock_ticks(), ns));
+    uint64_t tick, ns;
+    tr_clock_read_pair(&tick, &ns);
+    check(tr_journal_write_clock(tick, ns));
 }
 
 static void write_symbol(uint64_t codeptr)
@@ -479,7 +480,8 @@ void tr_consumer_crash_flush(int sig)
         if (tr_buf_is_current(b, c))
             crash_write(c);
     }
-    uint64_t ns = tr_clock_mono_ns(), tick = tr_clock_ticks(); /* in this order, as always */
+    uint64_t tick, ns;
+    tr_clock_read_pair(&tick, &ns);
     tr_journal_write_clock_signal(tick, ns);
     struct {
         int32_t sig;
