@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/trace_vocab.h"
+#include "writer/chunk_pool.h"
 #include "writer/defs_codec.h"
 #include "writer/job_part.h"
 #include "writer/writer_internal.h"
@@ -17,13 +18,10 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
     return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)user, (void)type, (void)loc;
-    return 0;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
+/* No post-flush callback: with one, OTF2 writes a BufferFlush event at every
+ * flush before the end (chunk_pool.h makes those happen), an event the run
+ * never had. */
+static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = 0};
 
 OTF2_Archive *tr_archive_open(const char *dir, const char *machine) { return tr_job_archive_open(dir, machine, 1); }
 
@@ -43,6 +41,7 @@ OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int seri
     if (!ar)
         return 0;
     OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, 0);
+    OTF2_Archive_SetMemoryCallbacks(ar, tr_chunk_pool_callbacks(), 0);
     if (serial)
         OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_SetCreator(ar, "tracer " TRACER_VERSION);

@@ -213,6 +213,36 @@ static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
     OTF2_EvtWriter_ProgramBegin(ew, 0, w->m.t_min, name, nargs, args);
 }
 
+/* The Enter of a data op carries what only its end reports (the address an
+ * alloc produced). The end follows its begin within a few records: looked
+ * for there first; the stream's index of every end is built only when one
+ * is farther (then once). */
+typedef struct data_op_ends {
+    const tr_stream *st;
+    tr_u64map far; /* host_op_id -> index of its end */
+    int indexed;
+} data_op_ends;
+
+#define DATA_OP_END_NEAR 64
+
+static const tr_record *data_op_end(data_op_ends *d, size_t begin)
+{
+    const tr_record *rec = d->st->rec;
+    uint64_t id = rec[begin].id, e;
+    if (!id)
+        return 0;
+    for (size_t j = begin + 1; j < d->st->n && j <= begin + DATA_OP_END_NEAR; j++)
+        if (rec[j].type == TR_REC_DATA_OP && rec[j].phase == TR_PHASE_END && rec[j].id == id)
+            return &rec[j];
+    if (!d->indexed) {
+        d->indexed = 1;
+        for (size_t j = 0; j < d->st->n; j++)
+            if (rec[j].type == TR_REC_DATA_OP && rec[j].phase == TR_PHASE_END && rec[j].id)
+                tr_u64map_put(&d->far, rec[j].id, j);
+    }
+    return tr_u64map_get(&d->far, id, &e) && e > begin ? &rec[e] : 0;
+}
+
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents)
 {
     const tr_stream *st = &w->m.data.streams[stream];
@@ -225,18 +255,12 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         return -1;
     }
     int omp = w->m.omp.has_omp[stream];
-    /* Data-op ends follow their begins closely; index them so the Enter can
-     * carry what only the end reports (the address an alloc produced). */
-    tr_u64map ends = {0};
-    for (size_t i = 0; i < st->n; i++)
-        if (st->rec[i].type == TR_REC_DATA_OP && st->rec[i].phase == TR_PHASE_END && st->rec[i].id)
-            tr_u64map_put(&ends, st->rec[i].id, i);
+    data_op_ends ends = {.st = st};
 
     if (stream == 0)
         write_program_begin(w, c.ew);
     for (size_t i = 0; i < st->n; i++) {
         const tr_record *r = &st->rec[i];
-        uint64_t e;
         if (omp)
             tr_omp_host_before(&c, r);
         switch (r->type) {
@@ -255,7 +279,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
                 else
                     link_events_after(&c, r->id, r->time);
             } else {
-                write_data_op(&c, r, r->id && tr_u64map_get(&ends, r->id, &e) ? &st->rec[e] : 0);
+                write_data_op(&c, r, data_op_end(&ends, i));
             }
             break;
         case TR_REC_USER_REGION: {
@@ -334,7 +358,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->m.t_max,
                                   w->m.jd->end.has_status ? w->m.jd->end.status : OTF2_UNDEFINED_INT64);
 
-    tr_u64map_free(&ends);
+    tr_u64map_free(&ends.far);
     tr_omp_host_free(&c);
     free(c.stack);
     OTF2_EvtWriter_GetNumberOfEvents(c.ew, nevents);
