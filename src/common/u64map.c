@@ -13,25 +13,19 @@ static size_t slot(uint64_t k, size_t cap)
 static int grow(tr_u64map *m)
 {
     size_t cap = m->cap ? 2 * m->cap : 64;
-    uint64_t *k = calloc(cap, sizeof *k), *v = calloc(cap, sizeof *v);
-    if (!k || !v) {
-        free(k);
-        free(v);
+    tr_u64slot *s = calloc(cap, sizeof *s);
+    if (!s)
         return -1;
-    }
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i])
+        if (!m->slots[i].key)
             continue;
-        size_t j = slot(m->keys[i], cap);
-        while (k[j])
+        size_t j = slot(m->slots[i].key, cap);
+        while (s[j].key)
             j = (j + 1) & (cap - 1);
-        k[j] = m->keys[i];
-        v[j] = m->vals[i];
+        s[j] = m->slots[i];
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
+    free(m->slots);
+    m->slots = s;
     m->cap = cap;
     return 0;
 }
@@ -41,12 +35,12 @@ int tr_u64map_put(tr_u64map *m, uint64_t key, uint64_t val)
     if ((m->count + 1) * 2 > m->cap && grow(m))
         return -1;
     size_t j = slot(key, m->cap);
-    while (m->keys[j] && m->keys[j] != key)
+    while (m->slots[j].key && m->slots[j].key != key)
         j = (j + 1) & (m->cap - 1);
-    if (!m->keys[j])
+    if (!m->slots[j].key)
         m->count++;
-    m->keys[j] = key;
-    m->vals[j] = val;
+    m->slots[j].key = key;
+    m->slots[j].val = val;
     return 0;
 }
 
@@ -55,10 +49,10 @@ int tr_u64map_get(const tr_u64map *m, uint64_t key, uint64_t *val)
     if (!m->cap)
         return 0;
     size_t j = slot(key, m->cap);
-    while (m->keys[j]) {
-        if (m->keys[j] == key) {
+    while (m->slots[j].key) {
+        if (m->slots[j].key == key) {
             if (val)
-                *val = m->vals[j];
+                *val = m->slots[j].val;
             return 1;
         }
         j = (j + 1) & (m->cap - 1);
@@ -72,25 +66,24 @@ int tr_u64map_del(tr_u64map *m, uint64_t key, uint64_t *val)
     if (!m->cap)
         return 0;
     size_t j = slot(key, m->cap);
-    while (m->keys[j] && m->keys[j] != key)
+    while (m->slots[j].key && m->slots[j].key != key)
         j = (j + 1) & (m->cap - 1);
-    if (!m->keys[j])
+    if (!m->slots[j].key)
         return 0;
     if (val)
-        *val = m->vals[j];
-    m->keys[j] = 0;
+        *val = m->slots[j].val;
+    m->slots[j].key = 0;
     m->count--;
     size_t i = j;
     for (;;) {
         i = (i + 1) & (m->cap - 1);
-        if (!m->keys[i])
+        if (!m->slots[i].key)
             break;
-        size_t home = slot(m->keys[i], m->cap);
+        size_t home = slot(m->slots[i].key, m->cap);
         /* Move the entry back if its home is not between the hole and it. */
         if ((i > j && (home <= j || home > i)) || (i < j && home <= j && home > i)) {
-            m->keys[j] = m->keys[i];
-            m->vals[j] = m->vals[i];
-            m->keys[i] = 0;
+            m->slots[j] = m->slots[i];
+            m->slots[i].key = 0;
             j = i;
         }
     }
@@ -99,8 +92,7 @@ int tr_u64map_del(tr_u64map *m, uint64_t key, uint64_t *val)
 
 void tr_u64map_free(tr_u64map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    m->keys = m->vals = 0;
+    free(m->slots);
+    m->slots = 0;
     m->cap = m->count = 0;
 }

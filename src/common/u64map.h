@@ -1,15 +1,20 @@
 /* u64map.h - open-addressing hash map from nonzero uint64 keys to uint64
  * values (ids, addresses). Generic: any folder may include it (src/common/
- * depends on nothing but libc). */
+ * depends on nothing but libc). A key and its value share a slot, so a
+ * lookup touches one cache line. */
 #ifndef TR_COMMON_U64MAP_H
 #define TR_COMMON_U64MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct tr_u64slot {
+    uint64_t key; /* 0: empty */
+    uint64_t val;
+} tr_u64slot;
+
 typedef struct tr_u64map {
-    uint64_t *keys;
-    uint64_t *vals;
+    tr_u64slot *slots;
     size_t cap, count;
 } tr_u64map;
 
@@ -19,6 +24,15 @@ int tr_u64map_put(tr_u64map *m, uint64_t key, uint64_t val);
 int tr_u64map_get(const tr_u64map *m, uint64_t key, uint64_t *val);
 /* Removes @key if present; returns 1 when it was there. */
 int tr_u64map_del(tr_u64map *m, uint64_t key, uint64_t *val);
+/* Iteration: slot @i (0 <= i < m->cap) holds an entry when it returns 1. */
+static inline int tr_u64map_at(const tr_u64map *m, size_t i, uint64_t *key, uint64_t *val)
+{
+    if (!m->slots[i].key)
+        return 0;
+    *key = m->slots[i].key;
+    *val = m->slots[i].val;
+    return 1;
+}
 void tr_u64map_free(tr_u64map *m);
 
 #endif

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sort.h"
+
 #include "journal/data_op.h"
 
 typedef struct op_ref {
@@ -61,7 +63,7 @@ int tr_link_model_build(const tr_journal_data *jd, const tr_collected *data, tr_
             ops[n++] = (op_ref){r, (uint32_t)s};
         }
     }
-    qsort(ops, n, sizeof *ops, by_time);
+    tr_sort(ops, n, sizeof *ops, by_time);
     last_ref *refs = 0;
     uint32_t nrefs = 0;
     int rc = 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sort.h"
 #include "journal/data_op.h"
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -162,7 +163,7 @@ static int account_memory(tr_model *m)
         }
     }
     if (n)
-        qsort(ops, n, sizeof *ops, by_time);
+        tr_sort(ops, n, sizeof *ops, by_time);
     tr_u64map *live = calloc(m->ndevices ? m->ndevices : 1, sizeof *live);
     tr_u64map *live_host = calloc(m->ndevices ? m->ndevices : 1, sizeof *live_host);
     uint64_t *in_use = calloc(m->ndevices ? m->ndevices : 1, sizeof *in_use);
@@ -268,9 +269,10 @@ static int collect_device_items(tr_model *m, const tr_model_labels *labels)
         }
         /* A kernel whose end never came lasts until the end of the run. */
         for (size_t k = 0; k < open.cap; k++) {
-            if (!open.keys[k])
+            uint64_t id, v;
+            if (!tr_u64map_at(&open, k, &id, &v))
                 continue;
-            tr_dev_item *it = &m->devices[open.vals[k] >> 32].items[(uint32_t)open.vals[k]];
+            tr_dev_item *it = &m->devices[v >> 32].items[(uint32_t)v];
             it->end = m->t_max;
             it->incomplete = 1;
             m->incomplete++;
@@ -291,7 +293,7 @@ static int by_start(const void *a, const void *b)
 static void assign_lanes(tr_device *d)
 {
     if (d->nitems)
-        qsort(d->items, d->nitems, sizeof *d->items, by_start);
+        tr_sort(d->items, d->nitems, sizeof *d->items, by_start);
     uint64_t lane_end[256];
     uint32_t nlanes = 1;
     lane_end[0] = 0;

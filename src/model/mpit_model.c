@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sort.h"
 #include "model/mpit_model.h"
 
 void tr_mpit_model_free(tr_mpit_model *m)
@@ -123,7 +124,7 @@ static void fit_clock(const tr_journal_data *jd, tr_mpit_loc *l)
         free(p);
         return;
     }
-    qsort(p, n, sizeof *p, by_ns);
+    tr_sort(p, n, sizeof *p, by_ns);
     long double nominal = s->ticks_per_second > 0 ? 1e9L / (long double)s->ticks_per_second : 1;
     long double per = period(s);
     p[0].tick = (long double)p[0].raw;
@@ -182,7 +183,7 @@ static void map_events(tr_mpit_loc *l)
 {
     if (!l->n)
         return;
-    qsort(l->items, l->n, sizeof *l->items, by_callback);
+    tr_sort(l->items, l->n, sizeof *l->items, by_callback);
     long double per = l->src ? period(l->src) : 0, prev = -1;
     uint64_t kmin = UINT64_MAX, kmax = 0;
     for (size_t i = 0; i < l->n; i++) {
@@ -210,7 +211,7 @@ static void map_events(tr_mpit_loc *l)
     l->wraps = kmax >= kmin && kmin != UINT64_MAX ? kmax - kmin : 0;
     /* A source's events are written in time order, whatever order they
      * came in (an unordered source's, or an ordered one's violations). */
-    qsort(l->items, l->n, sizeof *l->items, by_time);
+    tr_sort(l->items, l->n, sizeof *l->items, by_time);
 }
 
 int tr_mpit_model_build(tr_mpit_model *m, const tr_journal_data *jd, const tr_collected *data, uint64_t first_location,

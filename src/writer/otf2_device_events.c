@@ -2,6 +2,7 @@
  * device's stream locations. */
 #include <stdlib.h>
 
+#include "common/sort.h"
 #include "writer/writer_internal.h"
 
 enum { EV_LEAVE, EV_POINT, EV_METRIC, EV_ENTER };
@@ -23,6 +24,30 @@ static int by_time_kind(const void *a, const void *b)
 }
 
 
+
+/* Sorts @(*ev)[0, n) by_time_kind: the lane's items [0, mid) and its metrics
+ * [mid, n) are each in that order already (or made so), then merged. */
+static int merge_sorted(lane_event **ev, size_t mid, size_t n)
+{
+    lane_event *a = *ev;
+    tr_sort(a, mid, sizeof *a, by_time_kind);
+    tr_sort(a + mid, n - mid, sizeof *a, by_time_kind);
+    if (mid == 0 || mid == n || by_time_kind(&a[mid - 1], &a[mid]) <= 0)
+        return 0;
+    lane_event *out = malloc(n * sizeof *out);
+    if (!out)
+        return -1;
+    size_t i = 0, j = mid, k = 0;
+    while (i < mid && j < n)
+        out[k++] = by_time_kind(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+    while (i < mid)
+        out[k++] = a[i++];
+    while (j < n)
+        out[k++] = a[j++];
+    free(a);
+    *ev = out;
+    return 0;
+}
 
 static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s)
 {
@@ -88,11 +113,15 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
             ev[n++] = (lane_event){it->end, EV_LEAVE, i};
         }
     }
+    size_t nitems = n;
     if (lane == 0)
         for (size_t i = 0; i < d->nmetrics; i++)
             ev[n++] = (lane_event){d->metrics[i].time, EV_METRIC, i};
-    if (n)
-        qsort(ev, n, sizeof *ev, by_time_kind);
+    if (merge_sorted(&ev, nitems, n)) {
+        free(ev);
+        OTF2_AttributeList_Delete(al);
+        return -1;
+    }
 
     if (lane == 0)
         OTF2_EvtWriter_RmaWinCreate(ew, 0, w->m.t_min, win);
