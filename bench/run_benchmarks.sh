@@ -25,6 +25,10 @@
 #   9. target-dense offload (bench/target_overhead.py, issue 19): 100000
 #      target regions untraced, under an empty OMPT tool and under tracer
 #      (target classes; defaults), as ratios: loop, whole run, peak RSS
+#  10. the end of a run as it grows (bench/target_scaling.py, issue 19): the
+#      fixed cost of a 20-region traced run, and wall time and peak RSS at
+#      20000 and 200000 regions against the bound untraced +
+#      TRACER_MAX_MEMORY + 64 MiB
 # Takes about 1 minute on a 2-core VM; needs about 3 GB of memory (the OTF2
 # conversion of 20M events, see the table) and 1 GB in $TMPDIR (step 7:
 # about 1.5 GB more, while it runs).
@@ -287,6 +291,25 @@ else
   row "target-dense offload" "-" "skipped: $bench/target_dense not built (no clang-19)"
 fi
 
+# --- 10. the end of a run as it grows ------------------------------------------------
+say "10 fixed cost and memory at exit as the run grows (bench/target_scaling.py)"
+if [[ -x $bench/target_dense ]]; then
+  if /usr/bin/python3 "$root/bench/target_scaling.py" "$build" >"$tmp/scaling.table" 2>"$tmp/scaling.err"; then
+    row "end of run, short program" "20 target regions, medians of 11 rounds" \
+      "$(sed -n 's/^fixed cost, [^:]*: //p' "$tmp/scaling.table")"
+    while IFS='|' read -r _ n _ _ ratio _ rss bound _; do
+      [[ $n =~ ^\ [0-9]+\ $ ]] || continue
+      row "end of run, target-dense" "${n// /} regions, TRACER_MAX_MEMORY=16M" \
+        "whole run ${ratio// /}x untraced; peak RSS ${rss// /} MB, bound ${bound# }"
+    done <"$tmp/scaling.table"
+  else
+    row "end of run" "target_scaling.py" "FAILED: $(tail -1 "$tmp/scaling.err")"
+    failed=1
+  fi
+else
+  row "end of run" "-" "skipped: $bench/target_dense not built (no clang-19)"
+fi
+
 # --- the table ----------------------------------------------------------------------
 echo
 echo "tracer benchmarks - $(date -u +%Y-%m-%d), $(nproc) cores, $cpu"
@@ -302,6 +325,10 @@ echo
 if [[ -s $tmp/target.table ]]; then
   echo "target-dense offload (bench/target_overhead.py):"
   sed 's/^/    /' "$tmp/target.table"
+fi
+if [[ -s $tmp/scaling.table ]]; then
+  echo "end of run as it grows (bench/target_scaling.py):"
+  sed 's/^/    /' "$tmp/scaling.table"
 fi
 echo "record_cost, default pool:"
 sed 's/^/    /' "$tmp/rc1.out"
