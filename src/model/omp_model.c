@@ -40,7 +40,7 @@ static tr_omp_parallel *parallel_of(tr_omp_model *m, uint64_t id, int create)
     if (tr_u64map_put(&m->parallel_index, id, m->nparallels))
         return 0;
     tr_omp_parallel *p = &m->parallels[m->nparallels++];
-    *p = (tr_omp_parallel){.team_end = UINT64_MAX, .stream = UINT32_MAX};
+    *p = (tr_omp_parallel){.team_end = UINT64_MAX, .end = UINT64_MAX, .stream = UINT32_MAX};
     return p;
 }
 
@@ -68,8 +68,10 @@ int tr_omp_model_build(const tr_journal_data *jd, const tr_collected *data, tr_o
                     p->codeptr = r->u[0];
                     p->stream = (uint32_t)s;
                     p->runtime = r->u[2] == 1;
-                } else if (p->stream == s && p->team_end == UINT64_MAX) {
-                    p->team_end = r->time; /* its implicit task's end was not seen */
+                } else {
+                    p->end = r->time;
+                    if (p->stream == s && p->team_end == UINT64_MAX)
+                        p->team_end = r->time; /* its implicit task's end was not seen */
                 }
                 break;
             case TR_OMP_IMPLICIT_TASK:

@@ -25,6 +25,7 @@ typedef struct tr_omp_parallel {
     uint64_t codeptr;  /* of its TR_OMP_PARALLEL begin; 0 when that was not seen */
     uint64_t team_end; /* the encountering thread's implicit task end (else its parallel end);
                         * UINT64_MAX: neither was seen */
+    uint64_t end;      /* its TR_OMP_PARALLEL end; UINT64_MAX when not seen */
     uint32_t stream;   /* the encountering thread's stream; UINT32_MAX when not seen */
     int runtime;       /* forked by the OpenMP runtime's own code (libomp's hidden helpers) */
 } tr_omp_parallel;

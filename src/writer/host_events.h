@@ -14,6 +14,7 @@
 typedef struct tr_open_region {
     uint8_t type;    /* enum tr_rec_type of the record that opened it */
     uint8_t kind;    /* TR_REC_OMP: which OpenMP region (otf2_omp_events.c); 0 otherwise */
+    uint8_t guessed; /* opened by a repair whose end no record will give (otf2_omp_events.c) */
     int32_t rma_win; /* -1: none */
     uint64_t id;
     uint32_t region;

@@ -391,6 +391,8 @@ static void user_implicit_task(tr_host_ctx *c, const tr_record *r)
         attr(c, TR_ATTR_OMP_ARG, r->u[1]);
         attr(c, TR_ATTR_OMP_ARG2, r->u[2]);
         open_omp(c, OK_PARALLEL, r->id, region, r->time);
+        /* no record of its team survived on the encountering thread */
+        c->stack[c->depth - 1].guessed = !p && !(r->dev & ompt_task_initial);
         return;
     }
     if (!tr_host_close(c, TR_REC_OMP, OK_PARALLEL, r->id, r->time)) {
@@ -412,22 +414,65 @@ static void user_implicit_task(tr_host_ctx *c, const tr_record *r)
  * trace marks). The thread is in the team from here, so its `parallel`
  * region begins here (without team size and number, which were lost);
  * otherwise the construct would nest in the fork's overhead or in idle. A
- * team that already ended for this thread (its late ends) is not reopened. */
+ * team that already ended for this thread (its late ends) is not reopened.
+ * A team none of whose records survived on its encountering thread (no
+ * codeptr, no end known) is guessed: its region ends at the implicit task's
+ * end if that comes, else where this thread's next gap begins
+ * (close_unknown_ends). */
 static void repair_lost_team(tr_host_ctx *c, const tr_record *r)
 {
     if (!r->id || r->phase != TR_PHASE_BEGIN || tr_host_find(c, TR_REC_OMP, OK_PARALLEL, r->id) ||
         tr_u64map_get(&c->omp.clipped, r->id, 0))
         return;
     const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, r->id);
-    if (!p || (p->team_end != UINT64_MAX && p->team_end <= r->time))
+    if (p && p->team_end != UINT64_MAX && p->team_end <= r->time)
         return;
+    uint64_t codeptr = p ? p->codeptr : 0;
     if (top_is(c, OK_OVERHEAD, r->id))
         tr_host_pop(c, r->time, 0);
     prepare(c, r->time);
-    if (p->codeptr)
-        attr(c, TR_ATTR_CODEPTR, p->codeptr);
+    if (codeptr)
+        attr(c, TR_ATTR_CODEPTR, codeptr);
     attr(c, TR_ATTR_OMP_ID, r->id);
-    open_omp(c, OK_PARALLEL, r->id, region_construct(c, C_PARALLEL, p->codeptr), r->time);
+    open_omp(c, OK_PARALLEL, r->id, region_construct(c, C_PARALLEL, codeptr), r->time);
+    c->stack[c->depth - 1].guessed = !p;
+}
+
+/* Whether no record says where open region @o ends: a `parallel` region
+ * whose team's end was lost (or all of whose team's records on the
+ * encountering thread were: guessed), the fork and join overhead of a
+ * parallel region whose end was lost. */
+static int end_unknown(const tr_host_ctx *c, const tr_open_region *o)
+{
+    if (o->type != TR_REC_OMP || (o->kind != OK_PARALLEL && o->kind != OK_OVERHEAD))
+        return 0;
+    if (o->guessed)
+        return 1;
+    const tr_omp_parallel *p = tr_omp_model_parallel(&c->w->m.omp, o->id);
+    if (!p)
+        return 0; /* a host league's `teams` */
+    return (o->kind == OK_PARALLEL ? p->team_end : p->end) == UINT64_MAX;
+}
+
+/* A gap begins at @t. A team or fork whose end no record gives may have
+ * ended in it: it ends where the gap begins, with what is open inside it
+ * (records of that team after the gap repair its region again). Else it
+ * would stay open to the end of the run, and every later region nest in it. */
+static void close_unknown_ends(tr_host_ctx *c, uint64_t t)
+{
+    if (t < c->last_time)
+        t = c->last_time;
+    size_t i = 0;
+    while (i < c->depth && !end_unknown(c, &c->stack[i]))
+        i++;
+    if (i == c->depth)
+        return;
+    int team = c->stack[i].kind == OK_PARALLEL;
+    while (c->depth > i + 1)
+        tr_host_pop(c, t, !is_complete_at_team_end(top(c)));
+    tr_host_pop(c, t, 0);
+    if (team)
+        write_metrics(c, t, c->omp.work, c->omp.wait);
 }
 
 static void user_task_create(tr_host_ctx *c, const tr_record *r)
@@ -515,6 +560,8 @@ static void user_before(tr_host_ctx *c, const tr_record *r)
      * dropped event, earlier than the record: teams that ended in the gap
      * end after it, at the measurement's resumption. */
     close_ended_teams(c, r->type == TR_REC_LOSS ? r->u[1] : r->time);
+    if (r->type == TR_REC_LOSS)
+        close_unknown_ends(c, r->u[1]);
     /* A region of another kind (a target construct on a worker) ends idle. */
     if (r->type != TR_REC_OMP && r->phase == TR_PHASE_BEGIN && top_is(c, OK_IDLE, 0))
         tr_host_pop(c, r->time, 0);
