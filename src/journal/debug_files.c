@@ -79,10 +79,12 @@ static int try_path(const char *path, const wanted *w, char **name)
     struct stat st;
     int ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
              !(st.st_dev == w->main.st_dev && st.st_ino == w->main.st_ino);
-    if (ok && w->crc)
-        ok = crc_matches(fd, w->crc);
+    /* The build id first: reading its note is cheap, the CRC reads the
+     * whole file. */
     if (ok && w->id && w->id->len)
         ok = has_build_id(fd, w->id);
+    if (ok && w->crc)
+        ok = crc_matches(fd, w->crc);
     if (ok)
         ok = (*name = strdup(path)) != 0;
     if (!ok) {
@@ -118,11 +120,13 @@ static int by_build_id(const build_id *id, const wanted *w, char **name)
     return try_path(path, &by_id, name);
 }
 
-/* The directory part of @file_name ("." when it has none), malloc'ed. */
+/* The directory part of @file_name, malloc'ed; NULL when it has none: the
+ * modules of /proc/self/maps have absolute names, and a pseudo-name such
+ * as "[vdso: 1]" must not send the lookup to the current directory. */
 static char *dir_of(const char *file_name)
 {
     const char *slash = file_name ? strrchr(file_name, '/') : 0;
-    return slash ? strndup(file_name, (size_t)(slash - file_name)) : strdup(".");
+    return slash ? strndup(file_name, (size_t)(slash - file_name)) : 0;
 }
 
 /* The build id @file_name's .gnu_debugaltlink names, into *@id, when that
@@ -172,10 +176,10 @@ static int find_alt(const char *file_name, const char *link, const build_id *id,
     if (link[0] == '/')
         return try_path(link, w, name);
     char *dir = dir_of(file_name);
-    if (!dir)
-        return -1;
-    fd = try_fmt(w, name, "%s/%s", dir, link);
-    free(dir);
+    if (dir) {
+        fd = try_fmt(w, name, "%s/%s", dir, link);
+        free(dir);
+    }
     if (fd < 0) {
         const char *base = strrchr(link, '/');
         fd = try_fmt(w, name, "%s/%s", DEBUG_ROOT "/.dwz", base ? base + 1 : link);

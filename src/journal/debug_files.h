@@ -10,7 +10,8 @@
  *      only when its own build id note is the same;
  *   2. by .gnu_debuglink: <dir>/<link>, <dir>/.debug/<link>,
  *      /usr/lib/debug/<dir>/<link> (<dir>: the file's directory), taken only
- *      when the link's CRC (when not 0) matches, never the file itself;
+ *      when its build id is the module's (when the module has one) and the
+ *      link's CRC (when not 0) matches, never the file itself;
  *   3. a .dwz alternate file (libdwfl asks for it the same way, with the
  *      .gnu_debugaltlink name and CRC 0): by its build id as in 1, else the
  *      name itself when absolute, else <dir>/<name> and
