@@ -18,7 +18,9 @@ tracer uses: libdw dlopens its debuginfod client at its first debug-info
 lookup, on the consumer thread; on a fresh Debian 12 root the run hung (gdb:
 the consumer in _dl_open from dwfl_standard_find_debuginfo, the program in
 the constructor waiting for a chunk) until tr_symbols_prepare made libdw do
-that where tracing starts.
+that where tracing starts. Since issue 19 tracer's own lookup of debug files
+(src/journal/debug_files.c, local only) replaces libdw's standard one, so
+nothing dlopens the debuginfod client any more (test debuginfo).
 
 Ground truth: the run ends (the timeout is a hang detector), exit code and
 stdout unchanged by tracing, stderr only tracer's block-mode line, and the

@@ -378,7 +378,6 @@ int tr_consumer_start(uint64_t flush_interval_ns)
     static int atfork_done;
     if (!atfork_done && !pthread_atfork(park_for_fork, unpark_after_fork, unpark_after_fork))
         atfork_done = 1;
-    tr_symbols_prepare(); /* never on the writer thread: see symbols.h */
     sem_init(&started, 0, 0);
     int rc = pthread_create(&thread, 0, consumer_main, 0);
     if (rc) {

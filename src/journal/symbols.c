@@ -61,20 +61,6 @@ static void end_dwfl(tr_symbols *s)
         dwfl_end(s->dwfl);
 }
 
-/* Older elfutils have no such call, and no set-up to hoist either. */
-#pragma weak dwfl_get_debuginfod_client
-
-void tr_symbols_prepare(void)
-{
-    if (!dwfl_get_debuginfod_client)
-        return;
-    Dwfl *d = dwfl_begin(tr_symbols_callbacks());
-    if (!d)
-        return;
-    dwfl_get_debuginfod_client(d); /* its pthread_once dlopens libdebuginfod */
-    dwfl_end(d); /* at once: it holds no descriptor yet */
-}
-
 tr_symbols *tr_symbols_open(void)
 {
     tr_symbols *s = calloc(1, sizeof *s);

@@ -20,12 +20,6 @@ typedef struct tr_code_location {
     int line;             /* 0 when unknown */
 } tr_code_location;
 
-/* libdw's one-time set-up that dlopens (its debuginfod client, elfutils
- * 0.188+), done now, on the calling thread: call it where tracing starts,
- * before the journal's writer thread may look anything up. On that thread
- * the dlopen would wait for the loader's lock, which a thread that waits
- * for a chunk inside dlopen or dlclose holds (a hang; test loader_lock). */
-void tr_symbols_prepare(void);
 tr_symbols *tr_symbols_open(void);
 void tr_symbols_close(tr_symbols *s);
 /* Location of the call that returns to @codeptr_ra. */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/fd_keep.h"
+#include "journal/debug_files.h"
 
 static tr_fd *held;
 static size_t nheld, capheld;
@@ -63,13 +64,15 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 }
 
 /* A debug file (also a .dwz file: libdwfl asks the same callback), whose
- * descriptor libdwfl opens the Elf from and holds. */
+ * descriptor libdwfl opens the Elf from and holds. Found on this machine
+ * only: never dwfl_standard_find_debuginfo, which ends with debuginfod
+ * (debug_files.h). */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                           char **debuginfo_file_name)
 {
-    int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                          debuginfo_file_name);
+    (void)userdata, (void)modname, (void)base;
+    int fd = tr_debug_file_find(mod, file_name, debuglink_file, debuglink_crc, debuginfo_file_name);
     return fd < 0 ? fd : keep(fd);
 }
 

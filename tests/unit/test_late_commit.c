@@ -24,7 +24,6 @@
  * nothing, so no symbol table or region name is ever asked for. */
 tr_symbols *tr_symbols_open(void) { return 0; }
 void tr_symbols_close(tr_symbols *s) { (void)s; }
-void tr_symbols_prepare(void) {}
 tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t pc) { (void)s, (void)pc; return (tr_code_location){0}; }
 const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t pc) { (void)s, (void)pc; return 0; }
 int tr_symbols_kernel_line(tr_symbols *s, uint64_t pc) { (void)s, (void)pc; return 0; }
