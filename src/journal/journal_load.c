@@ -6,25 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zstd.h>
 
 #include "core/record.h"
+#include "journal/journal_index.h"
+#include "journal/stream_cursor.h"
 
-/* A chunk as stored (often zstd): decompressed only when it joins its
- * stream, so the records are held once, not twice. */
-typedef struct piece {
-    uint32_t location, tid;
-    uint64_t seq;
-    uint32_t records;
-    uint32_t zstd;
-    uint64_t bytes;
-    void *data;
-} piece;
-
+/* The scan decodes every frame but the chunks, which it only notes
+ * (journal_index.h): their records are read stream by stream, through a
+ * cursor (stream_cursor.h), when they join their stream. */
 typedef struct load_ctx {
     tr_journal_data *jd;
-    piece *pieces;
-    size_t npieces, cappieces;
+    tr_journal_index *ix;
     int oom;
 } load_ctx;
 
@@ -168,7 +160,7 @@ static void load_end(tr_journal_data *jd, const unsigned char *p, uint64_t n)
     }
 }
 
-static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint64_t bytes)
+static int visit(void *vctx, const tr_frame_header *h, uint64_t offset, const void *payload, uint64_t bytes)
 {
     load_ctx *ctx = vctx;
     tr_journal_data *jd = ctx->jd;
@@ -177,23 +169,12 @@ static int visit(void *vctx, const tr_frame_header *h, const void *payload, uint
     case TR_FRAME_START:
         load_start(jd, p, bytes);
         break;
-    case TR_FRAME_CHUNK: {
-        if (!h->records)
-            break;
-        if (grow((void **)&ctx->pieces, &ctx->cappieces, ctx->npieces, sizeof *ctx->pieces)) {
+    case TR_FRAME_CHUNK:
+        if (tr_journal_index_add(ctx->ix, h, offset)) {
             ctx->oom = 1;
             return 1;
         }
-        void *copy = malloc(bytes);
-        if (!copy) {
-            ctx->oom = 1;
-            return 1;
-        }
-        memcpy(copy, p, bytes);
-        ctx->pieces[ctx->npieces++] =
-            (piece){h->location, h->tid, h->seq, h->records, h->flags == TR_FRAME_ZSTD, bytes, copy};
         break;
-    }
     case TR_FRAME_STRING: {
         if (bytes < 9)
             break;
@@ -299,33 +280,6 @@ const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t a
     return addr - v->base < v->size ? v : 0;
 }
 
-/* A thread's chunk seqs have no holes in a whole journal: the consumer
- * writes each thread's chunks in order and every chunk it takes. A hole
- * (the journal was cut, or a chunk damaged, after later chunks went in) is
- * events lost, never silently: a measurement gap from the event before it
- * to the event after it (the time is set when that one is known), counted
- * in stats.missing_chunks. @before: the event before it (0: none). */
-static void mark_gap(tr_record *r, uint64_t chunks, uint64_t before)
-{
-    *r = (tr_record){.time = 0, .type = TR_REC_LOSS, .phase = TR_PHASE_POINT, .u = {0, before, before, chunks}};
-}
-
-/* A gap whose end is not known yet (no event after it so far). */
-static int is_open_gap(const tr_record *r)
-{
-    return r->type == TR_REC_LOSS && r->u[3] && !r->time;
-}
-
-static int by_location_seq(const void *a, const void *b)
-{
-    const piece *x = a, *y = b;
-    if (x->location != y->location)
-        return x->location < y->location ? -1 : 1;
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    return (x->records < y->records) - (x->records > y->records); /* most records first */
-}
-
 /* Ticks of the TSC are turned into ns with the first and the last
  * calibration pair; a journal that has only the first (killed within its
  * first flush interval) is calibrated against this machine now. */
@@ -354,13 +308,15 @@ static void calibrate(tr_journal_data *jd)
 #endif
 }
 
+static tr_journal_clock clock_of(const tr_journal_data *jd)
+{
+    return (tr_journal_clock){jd->tsc, jd->tick0, jd->ns0, jd->ns_per_tick};
+}
+
 uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks)
 {
-    if (!jd->tsc)
-        return ticks;
-    long double d = ((long double)ticks - (long double)jd->tick0) * jd->ns_per_tick;
-    long double ns = (long double)jd->ns0 + d;
-    return ns < 0 ? 0 : (uint64_t)ns;
+    tr_journal_clock c = clock_of(jd);
+    return tr_journal_clock_ns(&c, ticks);
 }
 
 /* A thread that lost every record it tried (drop mode, no chunk ever free
@@ -388,134 +344,73 @@ static int add_loss_only_streams(tr_journal_data *jd)
     return 0;
 }
 
+/* Stream @i of @ix as one array, through its cursor; its damage joins
+ * jd->stats. Returns 0, or -1 (out of memory, or the journal is gone). */
+static int materialize(tr_journal_data *jd, const tr_journal_index *ix, size_t i, uint64_t *last_ns)
+{
+    const tr_index_stream *is = &ix->streams[i];
+    tr_record *rec = malloc((is->max_records ? is->max_records : 1) * sizeof *rec);
+    tr_stream_cursor *c = rec ? tr_stream_cursor_open(ix, i) : 0;
+    if (!c) {
+        free(rec);
+        return -1;
+    }
+    size_t at = 0;
+    for (const tr_record *r; at < is->max_records && (r = tr_stream_cursor_next(c));)
+        rec[at++] = *r;
+    tr_stream_cursor_stats st;
+    tr_stream_cursor_stats_get(c, &st);
+    tr_stream_cursor_close(c);
+    jd->stats.missing_chunks += st.missing_chunks;
+    jd->stats.bad_frames += st.bad_frames;
+    jd->stats.skipped_bytes += st.skipped_bytes;
+    if (at && st.last_time > *last_ns)
+        *last_ns = st.last_time; /* times never go back: the last is the latest */
+    jd->data.streams[jd->data.nstreams++] = (tr_stream){is->location, (pid_t)is->tid, rec, at};
+    jd->data.records += at;
+    return 0;
+}
+
 int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen)
 {
     memset(jd, 0, sizeof *jd);
-    load_ctx ctx = {.jd = jd};
-    if (tr_journal_scan_stored(path, visit, &ctx, &jd->stats)) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (ctx.oom) {
+    tr_journal_index ix;
+    if (tr_journal_index_init(&ix, path)) {
         snprintf(err, errlen, "out of memory while reading %s", path);
-        for (size_t i = 0; i < ctx.npieces; i++)
-            free(ctx.pieces[i].data);
-        free(ctx.pieces);
         return -1;
     }
-    if (!jd->ns0 && !jd->tick0 && !ctx.npieces) {
+    load_ctx ctx = {.jd = jd, .ix = &ix};
+    if (tr_journal_scan_at(path, visit, &ctx, &jd->stats)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        tr_journal_index_free(&ix);
+        return -1;
+    }
+    if (ctx.oom || tr_journal_index_finish(&ix)) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
+        tr_journal_index_free(&ix);
+        return -1;
+    }
+    if (!jd->ns0 && !jd->tick0 && !ix.nchunks) {
         snprintf(err, errlen, "%s holds no tracer journal frame", path);
-        free(ctx.pieces);
+        tr_journal_index_free(&ix);
         return -1;
     }
     calibrate(jd);
+    ix.clock = clock_of(jd);
     for (uint32_t i = 0; i < jd->mpit.nclocks; i++) {
         jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
         jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
     }
     if (jd->nvariables)
         qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_base);
-    if (ctx.npieces)
-        qsort(ctx.pieces, ctx.npieces, sizeof *ctx.pieces, by_location_seq);
-    /* One stream per location: drop duplicate seqs (the first kept has the
-     * most records), concatenate in seq order. */
-    size_t nloc = 0;
-    for (size_t i = 0; i < ctx.npieces; i++)
-        nloc += i == 0 || ctx.pieces[i].location != ctx.pieces[i - 1].location;
-    jd->data.streams = calloc(nloc ? nloc : 1, sizeof *jd->data.streams);
+    jd->data.streams = calloc(ix.nstreams ? ix.nstreams : 1, sizeof *jd->data.streams);
     int rc = jd->data.streams ? 0 : -1;
     uint64_t last_ns = 0;
-    for (size_t i = 0; !rc && i < ctx.npieces;) {
-        size_t j = i, total = 0;
-        for (; j < ctx.npieces && ctx.pieces[j].location == ctx.pieces[i].location; j++)
-            if (j == i || ctx.pieces[j].seq != ctx.pieces[j - 1].seq)
-                total += ctx.pieces[j].records;
-        /* + one gap record per piece at most (see mark_gap) */
-        tr_record *rec = malloc((total + (j - i)) * sizeof *rec);
-        if (!rec) {
-            rc = -1;
-            break;
-        }
-        size_t at = 0;
-        uint64_t next_seq = 0; /* the seq that should come next */
-        for (size_t k = i; k < j; k++) {
-            piece *pc = &ctx.pieces[k];
-            if (k != i && pc->seq == ctx.pieces[k - 1].seq) {
-                free(pc->data);
-                pc->data = 0;
-                continue;
-            }
-            if (pc->seq > next_seq) {
-                jd->stats.missing_chunks += pc->seq - next_seq;
-                if (at && is_open_gap(&rec[at - 1]))
-                    rec[at - 1].u[3] += pc->seq - next_seq; /* a damaged chunk right after a gap */
-                else {
-                    mark_gap(&rec[at], pc->seq - next_seq, at ? rec[at - 1].time : 0);
-                    at++;
-                }
-                next_seq = pc->seq;
-            }
-            size_t want = pc->records * sizeof *rec;
-            if (pc->zstd) {
-                size_t n = ZSTD_decompress(rec + at, want, pc->data, pc->bytes);
-                if (ZSTD_isError(n) || n != want) {
-                    jd->stats.bad_frames++; /* CRC-valid but not a chunk: skip it */
-                    jd->stats.skipped_bytes += pc->bytes;
-                    free(pc->data);
-                    pc->data = 0;
-                    continue;
-                }
-            } else {
-                memcpy(rec + at, pc->data, want);
-            }
-            if (at && is_open_gap(&rec[at - 1])) {
-                /* A gap ends at the first event after it; one before the
-                 * first event of the thread begins there too. */
-                tr_record *g = &rec[at - 1];
-                g->time = rec[at].time;
-                if (!g->u[1])
-                    g->u[1] = g->u[2] = g->time;
-            }
-            next_seq = pc->seq + 1;
-            free(pc->data); /* as soon as it is in the stream */
-            pc->data = 0;
-            at += pc->records;
-        }
-        if (at && is_open_gap(&rec[at - 1]) && !rec[at - 1].u[1])
-            at--; /* no event on either side to place it at: counted only */
-        /* A location's stamps must not go back: OTF2 refuses such an event
-         * (and the writer would lose it), so a stamp earlier than the one
-         * before it (a loss record of an older journal stamped after the
-         * event behind it) is raised to it. */
-        uint64_t prev = 0;
-        for (size_t k = 0; k < at; k++) {
-            rec[k].time = tr_journal_ticks_to_ns(jd, rec[k].time);
-            if (rec[k].type == TR_REC_LOSS) {
-                rec[k].u[1] = tr_journal_ticks_to_ns(jd, rec[k].u[1]);
-                rec[k].u[2] = tr_journal_ticks_to_ns(jd, rec[k].u[2]);
-                if (rec[k].u[1] < prev)
-                    rec[k].u[1] = prev;
-                if (rec[k].u[2] < rec[k].u[1])
-                    rec[k].u[2] = rec[k].u[1];
-                if (rec[k].time < rec[k].u[1])
-                    rec[k].time = rec[k].u[1];
-            }
-            if (rec[k].time < prev)
-                rec[k].time = prev;
-            prev = rec[k].time;
-            if (rec[k].time > last_ns)
-                last_ns = rec[k].time;
-        }
-        jd->data.streams[jd->data.nstreams++] =
-            (tr_stream){ctx.pieces[i].location, (pid_t)ctx.pieces[i].tid, rec, at};
-        jd->data.records += at;
-        i = j;
-    }
-    for (size_t i = 0; i < ctx.npieces; i++)
-        free(ctx.pieces[i].data);
-    free(ctx.pieces);
+    for (size_t i = 0; !rc && i < ix.nstreams; i++)
+        rc = materialize(jd, &ix, i, &last_ns);
+    tr_journal_index_free(&ix);
     if (rc) {
-        snprintf(err, errlen, "out of memory while reading %s", path);
+        snprintf(err, errlen, "cannot read the chunks of %s: %s", path, strerror(errno));
         return -1;
     }
     for (uint32_t i = 0; i < jd->nlosses; i++) {

@@ -22,19 +22,26 @@ static int header_ok(const tr_frame_header *h, uint64_t room)
     return h->payload_bytes <= room;
 }
 
-static int scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st, int stored_chunks);
+static int scan(const char *path, tr_journal_visit visit, tr_journal_visit_at visit_at, void *ctx,
+                tr_journal_stats *st, int stored_chunks);
 
 int tr_journal_scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st)
 {
-    return scan(path, visit, ctx, st, 0);
+    return scan(path, visit, 0, ctx, st, 0);
 }
 
 int tr_journal_scan_stored(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st)
 {
-    return scan(path, visit, ctx, st, 1);
+    return scan(path, visit, 0, ctx, st, 1);
 }
 
-static int scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *st, int stored_chunks)
+int tr_journal_scan_at(const char *path, tr_journal_visit_at visit, void *ctx, tr_journal_stats *st)
+{
+    return scan(path, 0, visit, ctx, st, 1);
+}
+
+static int scan(const char *path, tr_journal_visit visit, tr_journal_visit_at visit_at, void *ctx,
+                tr_journal_stats *st, int stored_chunks)
 {
     memset(st, 0, sizeof *st);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -120,6 +127,8 @@ static int scan(const char *path, tr_journal_visit visit, void *ctx, tr_journal_
             memcpy(&st->crash_signal, data, 4);
         }
         if (visit && visit(ctx, &h, data, bytes))
+            break;
+        if (visit_at && visit_at(ctx, &h, off + sizeof h, data, bytes))
             break;
         off += sizeof h + h.payload_bytes;
     }

@@ -34,4 +34,12 @@ int tr_journal_scan(const char *path, tr_journal_visit visit, void *ctx, tr_jour
  * later need not hold every record twice. */
 int tr_journal_scan_stored(const char *path, tr_journal_visit visit, void *ctx, tr_journal_stats *stats);
 
+/* As tr_journal_scan_stored, and @visit is also told where the payload
+ * lies in the file (@offset: its first byte): a reader can note where a
+ * chunk is and pread it when it needs it (journal/journal_index.h) instead
+ * of copying it. */
+typedef int (*tr_journal_visit_at)(void *ctx, const tr_frame_header *h, uint64_t offset, const void *payload,
+                                   uint64_t bytes);
+int tr_journal_scan_at(const char *path, tr_journal_visit_at visit, void *ctx, tr_journal_stats *stats);
+
 #endif

@@ -1,0 +1,64 @@
+/* journal_index.h - where a journal's chunks lie, not their records: what
+ * lets the journal be read one stream at a time (journal/stream_cursor.h)
+ * in memory bounded by a constant, not by the trace.
+ *
+ * Built while the journal is scanned (tr_journal_scan_at): one entry per
+ * CHUNK frame with records (its payload's offset and size as stored, ~48 B
+ * per 64 KiB chunk), then sorted into streams, one per location. No record
+ * is decoded here: a stream's exact record count, its last time and whether
+ * a trailing gap is dropped are known only after a decoding pass (a cursor
+ * run to its end, see tr_stream_cursor_stats); the index gives bounds. */
+#ifndef TR_JOURNAL_JOURNAL_INDEX_H
+#define TR_JOURNAL_JOURNAL_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal/journal_format.h"
+
+typedef struct tr_chunk_ref {
+    uint64_t offset;   /* of the payload in the file */
+    uint64_t bytes;    /* payload as stored */
+    uint64_t seq;
+    uint32_t location, tid;
+    uint32_t records;
+    uint32_t zstd;     /* 1: the payload is zstd, else raw records */
+} tr_chunk_ref;
+
+typedef struct tr_index_stream {
+    uint32_t location, tid; /* tid: of its first chunk (lowest seq) */
+    size_t first, nchunks;  /* chunks[first .. first + nchunks), duplicates included */
+    uint64_t max_records;   /* records of a stream: at most this (one gap per chunk included) */
+    uint32_t chunk_records; /* the most records in one of its chunks */
+    uint64_t chunk_bytes;   /* the largest payload of one of its chunks */
+} tr_index_stream;
+
+/* ns = ns0 + (tick - tick0) * ns_per_tick when tsc, else ticks are ns. */
+typedef struct tr_journal_clock {
+    int tsc;
+    uint64_t tick0, ns0;
+    long double ns_per_tick;
+} tr_journal_clock;
+
+typedef struct tr_journal_index {
+    char *path;             /* the journal, reopened by each cursor */
+    tr_chunk_ref *chunks;   /* after tr_journal_index_finish: by (location, seq, most records, offset) */
+    size_t nchunks, capchunks;
+    tr_index_stream *streams; /* by location */
+    size_t nstreams;
+    tr_journal_clock clock; /* set by the caller before cursors are opened */
+} tr_journal_index;
+
+uint64_t tr_journal_clock_ns(const tr_journal_clock *c, uint64_t ticks);
+
+/* Starts an empty index of @path. Returns 0, or -1 (out of memory). */
+int tr_journal_index_init(tr_journal_index *ix, const char *path);
+/* Notes a CHUNK frame (@h) whose payload starts at @offset; frames of
+ * another type or without records are ignored. Returns 0, or -1 (out of
+ * memory). */
+int tr_journal_index_add(tr_journal_index *ix, const tr_frame_header *h, uint64_t offset);
+/* Sorts the chunks and groups them into streams. Returns 0, or -1. */
+int tr_journal_index_finish(tr_journal_index *ix);
+void tr_journal_index_free(tr_journal_index *ix);
+
+#endif
