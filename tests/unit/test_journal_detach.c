@@ -36,7 +36,7 @@ ssize_t __real_writev(int fd, const struct iovec *iov, int n);
 static pthread_t appender;
 static int hold_armed, held_fd = -1;
 static sem_t held, go, detached;
-static int append_returned;
+static int write_done;
 
 /* The appender's first write waits here, after its descriptor check. */
 ssize_t __wrap_writev(int fd, const struct iovec *iov, int n)
@@ -47,6 +47,12 @@ ssize_t __wrap_writev(int fd, const struct iovec *iov, int n)
         sem_post(&held);
         while (sem_wait(&go) && errno == EINTR)
             ;
+        ssize_t r = __real_writev(fd, iov, n);
+        /* Here, not after tr_journal_append returns: the append leaves the
+         * count the detach waits on right after this write, and a flag set
+         * after that would race the detach's look at it. */
+        __atomic_store_n(&write_done, 1, __ATOMIC_SEQ_CST);
+        return r;
     }
     return __real_writev(fd, iov, n);
 }
@@ -59,7 +65,6 @@ static void *append_late_name(void *arg)
     tr_frame_header h = {0};
     h.raw_bytes = sizeof name;
     tr_journal_append(&h, TR_FRAME_STRING, name, sizeof name);
-    __atomic_store_n(&append_returned, 1, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -72,7 +77,7 @@ static void *end_journal(void *arg)
     (void)arg;
     tr_fd j;
     tr_journal_detach(&j);
-    append_done_at_detach = __atomic_load_n(&append_returned, __ATOMIC_ACQUIRE);
+    append_done_at_detach = __atomic_load_n(&write_done, __ATOMIC_SEQ_CST);
     tr_fd_release(&j);
     if (fcntl(held_fd, F_GETFD) < 0 && errno == EBADF) {
         int v = open(victim_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -107,7 +112,7 @@ static int run(const char *mode)
     char jpath[300];
     snprintf(jpath, sizeof jpath, "%s/%s", dir, TR_JOURNAL_NAME);
     snprintf(victim_path, sizeof victim_path, "%s/victim", dir);
-    append_returned = append_done_at_detach = number_reused = 0;
+    write_done = append_done_at_detach = number_reused = 0;
     held_fd = -1;
     sem_init(&held, 0, 0);
     sem_init(&go, 0, 0);
