@@ -12,18 +12,20 @@
 #include "writer/job_part.h"
 #include "writer/writer_internal.h"
 
+/* Once a writer outgrew a small-chunk archive's budget (tr_archive_open),
+ * that archive is written again: nothing more goes to its files, so none
+ * reaches OTF2's 4 MiB file buffer. */
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
 {
-    (void)user, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
+    (void)type, (void)loc, (void)caller, (void)final;
+    const tr_chunk_budget *budget = user;
+    return budget && budget->exceeded ? OTF2_NO_FLUSH : OTF2_FLUSH;
 }
 
 /* No post-flush callback: with one, OTF2 writes a BufferFlush event at every
  * flush before the end (chunk_pool.h makes those happen), an event the run
  * never had. */
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = 0};
-
-OTF2_Archive *tr_archive_open(const char *dir, const char *machine) { return tr_job_archive_open(dir, machine, 1); }
 
 /* OTF2 3.0.2 buffers file writes 4 MiB at a time (OTF2_FILE_BUFFER_SIZE),
  * and when a write that fills that buffer fails (a full disk, a quota), it
@@ -34,20 +36,43 @@ OTF2_Archive *tr_archive_open(const char *dir, const char *machine) { return tr_
  * close, where a failure is only reported. */
 #define CHUNK_SIZE (4 * 1024 * 1024)
 
-OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int serial)
+static OTF2_Archive *open_archive(const char *dir, const char *machine, int serial, uint64_t chunk,
+                                  tr_chunk_budget *budget)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, TRV_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, TRV_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, chunk, chunk,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, 0);
-    OTF2_Archive_SetMemoryCallbacks(ar, tr_chunk_pool_callbacks(), 0);
+    OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, budget);
+    OTF2_Archive_SetMemoryCallbacks(ar, tr_chunk_pool_callbacks(), budget);
     if (serial)
         OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_SetCreator(ar, "tracer " TRACER_VERSION);
     OTF2_Archive_SetDescription(ar, "OpenMP offload trace; see docs/trace-model.md of tracer");
     OTF2_Archive_SetMachineName(ar, machine ? machine : "");
     return ar;
+}
+
+OTF2_Archive *tr_job_archive_open(const char *dir, const char *machine, int serial)
+{
+    return open_archive(dir, machine, serial, CHUNK_SIZE, 0);
+}
+
+/* OTF2 fills the rest of a writer's chunk when it closes the writer (every
+ * location's events, every definitions file): with 4 MiB chunks a short
+ * run's dozen writers cost 48 MiB of memset and first-touch page faults,
+ * most of its end-of-run write. Small chunks are safe from the double free
+ * above as long as no file reaches the 4 MiB buffer: the budget stops any
+ * writer at 15 chunks of 256 KiB (3.75 MiB): past that nothing more is
+ * written (pre_flush), and the caller writes the archive again with 4 MiB
+ * chunks. */
+OTF2_Archive *tr_archive_open(const char *dir, const char *machine, tr_chunk_budget *small)
+{
+    if (!small)
+        return open_archive(dir, machine, 1, CHUNK_SIZE, 0);
+    small->max_chunks_per_file = (uint32_t)((CHUNK_SIZE - 1) / OTF2_CHUNK_SIZE_MIN);
+    small->exceeded = 0;
+    return open_archive(dir, machine, 1, OTF2_CHUNK_SIZE_MIN, small);
 }
 
 /* OTF2 prints its errors on stderr by default; tracer owes the user a single

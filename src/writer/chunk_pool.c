@@ -4,8 +4,9 @@
 
 /* What one writer (OTF2's perBufferData) holds. */
 typedef struct held {
-    void *chunk[TR_CHUNK_POOL_PER_WRITER];
-    unsigned n;
+    void **chunk; /* TR_CHUNK_POOL_PER_WRITER, or more past a budget */
+    unsigned n, cap;
+    uint32_t taken; /* chunks over the writer's life (tr_chunk_budget) */
     uint64_t size;
 } held;
 
@@ -27,7 +28,8 @@ static void give_back(void *chunk, uint64_t size)
 
 static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
 {
-    (void)user, (void)type, (void)loc;
+    (void)type, (void)loc;
+    tr_chunk_budget *budget = user;
     held *h = *per_buffer;
     if (!h) {
         h = calloc(1, sizeof *h);
@@ -35,11 +37,25 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc, void
             return 0;
         *per_buffer = h;
     }
-    if (h->n == TR_CHUNK_POOL_PER_WRITER)
+    if (budget && budget->max_chunks_per_file && h->taken >= budget->max_chunks_per_file)
+        budget->exceeded = 1;
+    /* Past the budget nothing is written any more (archive.c's pre-flush
+     * callback says so), and the writer must get memory: OTF2 3.0.2 goes on
+     * writing into a chunk it freed when an allocation fails after a flush. */
+    if (h->n >= TR_CHUNK_POOL_PER_WRITER && !(budget && budget->exceeded))
         return 0; /* OTF2 then writes this writer's chunks out and hands them back */
+    if (h->n == h->cap) {
+        unsigned cap = h->cap ? 2 * h->cap : TR_CHUNK_POOL_PER_WRITER;
+        void **grown = realloc(h->chunk, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        h->chunk = grown;
+        h->cap = cap;
+    }
     void *c = nspare && spare_size == size ? spare[--nspare] : malloc(size);
     if (c) {
         h->chunk[h->n++] = c;
+        h->taken++;
         h->size = size;
     }
     return c;
@@ -55,6 +71,7 @@ static void free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void 
         give_back(h->chunk[i], h->size);
     h->n = 0;
     if (final) {
+        free(h->chunk);
         free(h);
         *per_buffer = 0;
     }

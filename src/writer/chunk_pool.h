@@ -19,7 +19,20 @@
 #define TR_CHUNK_POOL_PER_WRITER 1
 #define TR_CHUNK_POOL_SPARE 4
 
-/* The callbacks to pass to OTF2_Archive_SetMemoryCallbacks (user data: NULL). */
+/* A bound on the chunks one writer (one file of the archive) may take over
+ * its whole life; 0: none. Asking for one more sets @exceeded: from then on
+ * the archive's writers get memory without bound and write nothing more
+ * (archive.c's pre-flush callback), and the archive is to be written again.
+ * With chunks smaller than OTF2's 4 MiB file buffer this is what keeps every
+ * file under that buffer's size (archive.c says why that matters). */
+typedef struct tr_chunk_budget {
+    uint32_t max_chunks_per_file;
+    int exceeded;
+} tr_chunk_budget;
+
+/* The callbacks to pass to OTF2_Archive_SetMemoryCallbacks; their user data
+ * is a tr_chunk_budget (also the flush callbacks' user data), or NULL for no
+ * bound. */
 const OTF2_MemoryCallbacks *tr_chunk_pool_callbacks(void);
 /* Frees the spare chunks (the end of a write). */
 void tr_chunk_pool_trim(void);

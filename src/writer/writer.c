@@ -26,10 +26,10 @@ static void run_end_property(OTF2_Archive *ar, const tr_journal_data *jd)
     OTF2_Archive_SetProperty(ar, TRV_PROP_RUN_END, value, false);
 }
 
-static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
+static int write_archive(tr_writer *w, const char *dir, tr_chunk_budget *small, uint64_t *total_events)
 {
     const tr_journal_data *jd = w->m.jd;
-    OTF2_Archive *ar = tr_archive_open(dir, jd->hostname);
+    OTF2_Archive *ar = tr_archive_open(dir, jd->hostname, small);
     if (!ar)
         return -1;
     tr_archive_config_properties(ar, jd->config, jd->nconfig);
@@ -63,12 +63,12 @@ static int write_archive(tr_writer *w, const char *dir, uint64_t *total_events)
     }
     tr_global_free(&g);
     tr_rank_desc_free(&d);
-    return rc;
+    return small && small->exceeded ? -1 : rc;
 }
 
 /* The archive, written in a stage (archive_stage.h) and moved into
  * @archive_dir when complete. */
-static int stage_and_write(tr_writer *w, const char *archive_dir, tr_convert_report *r)
+static int stage_and_write(tr_writer *w, const char *archive_dir, tr_chunk_budget *small, tr_convert_report *r)
 {
     int dir = open(archive_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) {
@@ -79,7 +79,7 @@ static int stage_and_write(tr_writer *w, const char *archive_dir, tr_convert_rep
     int rc = tr_stage_create(&st, dir, archive_dir, r->error, sizeof r->error);
     if (!rc) {
         tr_archive_errors_begin();
-        int failed = write_archive(w, st.path, &r->events);
+        int failed = write_archive(w, st.path, small, &r->events);
         const char *otf2_error = tr_archive_errors_end();
         const char *incomplete = tr_archive_errors_incomplete();
         if (failed || incomplete) {
@@ -97,9 +97,12 @@ static int stage_and_write(tr_writer *w, const char *archive_dir, tr_convert_rep
     return rc;
 }
 
-int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r)
+/* One try; *too_big: small chunks were asked for and a file outgrew them. */
+static int convert(const char *journal, const char *archive_dir, uint64_t small_records, tr_convert_report *r,
+                   int *too_big)
 {
     memset(r, 0, sizeof *r);
+    *too_big = 0;
     tr_defs defs;
     tr_defs_init(&defs, 0);
     tr_writer w;
@@ -122,7 +125,10 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
         snprintf(r->error, sizeof r->error, "out of memory while analysing events");
         rc = -1;
     } else if (!rc) {
-        rc = stage_and_write(&w, archive_dir, r);
+        tr_chunk_budget budget;
+        int small = w.m.data.records <= small_records;
+        rc = stage_and_write(&w, archive_dir, small ? &budget : 0, r);
+        *too_big = small && budget.exceeded;
     }
     r->locations = w.m.data.nstreams;
     r->devices = w.m.ndevices;
@@ -130,4 +136,19 @@ int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_r
     tr_unit_free(&w);
     tr_defs_free(&defs);
     return rc;
+}
+
+int tr_writer_convert_sized(const char *journal, const char *archive_dir, uint64_t small_records,
+                            tr_convert_report *r)
+{
+    int too_big;
+    int rc = convert(journal, archive_dir, small_records, r, &too_big);
+    if (rc && too_big)
+        rc = convert(journal, archive_dir, 0, r, &too_big);
+    return rc;
+}
+
+int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r)
+{
+    return tr_writer_convert_sized(journal, archive_dir, TR_WRITER_SMALL_RECORDS, r);
 }

@@ -28,6 +28,18 @@ typedef struct tr_convert_report {
  * callback is process-wide while it runs). */
 int tr_writer_convert(const char *journal, const char *archive_dir, tr_convert_report *r);
 
+/* A journal of at most this many records is written with OTF2's smallest
+ * chunks (256 KiB instead of 4 MiB): a short run's end-of-run write then
+ * costs about half as much (issue 19). Typical records take 20 - 60 bytes of
+ * OTF2; should a file still outgrow 15 such chunks, the archive is written
+ * again with 4 MiB chunks, so the choice never changes what is written. */
+#define TR_WRITER_SMALL_RECORDS 8192
+
+/* tr_writer_convert with another record limit for small chunks (0: never;
+ * UINT64_MAX: always); for tests of both paths. */
+int tr_writer_convert_sized(const char *journal, const char *archive_dir, uint64_t small_records,
+                            tr_convert_report *r);
+
 /* Writes @archive_dir/traces.otf2 from the journals of the ranks of one MPI
  * job (any order; each names its rank in its MPI_RANK frame): one archive,
  * each rank in its own location group, timestamps corrected to rank 0's

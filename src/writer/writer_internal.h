@@ -16,6 +16,7 @@
 #include "common/u64map.h"
 #include "journal/journal_load.h"
 #include "model/model.h"
+#include "writer/chunk_pool.h"
 #include "writer/rank_desc.h"
 
 enum tr_attr {
@@ -235,7 +236,11 @@ void tr_defs_write_job_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, uint3
                              uint32_t first_comm);
 
 /* archive.c: the parts of writing an archive every driver shares. */
-OTF2_Archive *tr_archive_open(const char *dir, const char *machine);
+/* A one-process archive; @small (NULL: none) asks for OTF2's smallest
+ * chunks, under a budget that keeps every file below 4 MiB: when
+ * small->exceeded is set after the write, the archive is incomplete and must
+ * be written again without it. */
+OTF2_Archive *tr_archive_open(const char *dir, const char *machine, tr_chunk_budget *small);
 /* OTF2's error messages are kept, not printed: the first one since begin. */
 void tr_archive_errors_begin(void);
 const char *tr_archive_errors_end(void); /* NULL when there was none */
