@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "common/hugepage.h"
+
 static size_t slot(uint64_t k, size_t cap)
 {
     k ^= k >> 33;
@@ -16,6 +18,7 @@ static int grow(tr_u64map *m)
     tr_u64slot *s = calloc(cap, sizeof *s);
     if (!s)
         return -1;
+    tr_hugepage_hint(s, cap * sizeof *s);
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->slots[i].key)
             continue;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/record.h"
+#include "common/hugepage.h"
 #include "journal/journal_index.h"
 #include "journal/stream_cursor.h"
 
@@ -350,6 +351,7 @@ static int materialize(tr_journal_data *jd, const tr_journal_index *ix, size_t i
 {
     const tr_index_stream *is = &ix->streams[i];
     tr_record *rec = malloc((is->max_records ? is->max_records : 1) * sizeof *rec);
+    tr_hugepage_hint(rec, is->max_records * sizeof *rec);
     tr_stream_cursor *c = rec ? tr_stream_cursor_open(ix, i) : 0;
     if (!c) {
         free(rec);

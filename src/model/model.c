@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hugepage.h"
 #include "common/sort.h"
 #include "journal/data_op.h"
 
@@ -21,6 +22,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
     void *q = realloc(*p, c * size);
     if (!q)
         return -1;
+    tr_hugepage_hint(q, c * size);
     *p = q;
     *cap = c;
     return 0;

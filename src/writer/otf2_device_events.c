@@ -2,6 +2,7 @@
  * device's stream locations. */
 #include <stdlib.h>
 
+#include "common/hugepage.h"
 #include "common/sort.h"
 #include "writer/writer_internal.h"
 
@@ -37,6 +38,7 @@ static int merge_sorted(lane_event **ev, size_t mid, size_t n)
     lane_event *out = malloc(n * sizeof *out);
     if (!out)
         return -1;
+    tr_hugepage_hint(out, n * sizeof *out);
     size_t i = 0, j = mid, k = 0;
     while (i < mid && j < n)
         out[k++] = by_time_kind(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
@@ -96,6 +98,7 @@ int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32
     OTF2_AttributeList *al = OTF2_AttributeList_New();
     size_t n = 0, cap = 2 * d->nitems + (lane == 0 ? d->nmetrics : 0) + 1;
     lane_event *ev = malloc(cap * sizeof *ev);
+    tr_hugepage_hint(ev, cap * sizeof *ev);
     if (!ew || !al || !ev) {
         free(ev);
         if (al)
