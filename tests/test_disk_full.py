@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """A full file system while the archive is written (issue 16 item 5):
-programs/io_marks.c records N marks with TRACER_OUTPUT on a 2 MiB tmpfs,
+programs/io_marks.c records N marks with TRACER_OUTPUT on a small tmpfs,
 where the journal fits and the archive does not.
 
 OTF2 3.0.2 freed a buffer twice after a failed write (the program aborted,
 "double free", its stdout lost), and after some failed writes it reported
 success (an archive of empty files "written", the journal deleted). Now, for
-N = 100,000, 300,000 and 600,000:
+N = 100,000, 300,000 and 600,000 on 2 MiB, and for N = 4,000 on 48 KiB (a
+journal of fewer than 8192 records: its archive is written with 256 KiB
+chunks, and every file goes through OTF2's 4 MiB write buffer, which fails
+only when the file is closed; issue 19):
   - exit status 5 and stdout (1,001 lines, buffered until exit) exactly as
     without tracer; stderr is one tracer: line that says the device is full
     and that `tracer recover` retries; no sanitizer report;
@@ -31,13 +34,15 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 
-SIZES = (100000, 300000, 600000)
+# (marks, tmpfs size): the journal of 4,000 marks takes about 11 KB, its
+# archive about 97 KB.
+SIZES = ((4000, "48k"), (100000, "2m"), (300000, "2m"), (600000, "2m"))
 # Under ThreadSanitizer the program runs several times slower: the marks'
 # timestamps lie further apart and compress worse, and at N=600,000 the
 # journal (2.2 MB against 1.5 MB) no longer fits the 2 MiB file system that
-# must hold it. The TSan build checks the two smaller sizes.
+# must hold it. The TSan build checks the smaller sizes.
 if "tsan" in os.environ.get("TEST_SANITIZER_PRELOAD", ""):
-    SIZES = SIZES[:2]
+    SIZES = SIZES[:3]
 NO_MOUNT = 97  # the inner run could not mount a tmpfs
 FULL = "No space left on device"
 
@@ -120,19 +125,20 @@ def check_size(c, tmp, fs, n):
 def inner():
     c = h.Checker("disk_full")
     tmp = tempfile.mkdtemp(prefix="tracer-test-disk-full-")
-    fs = os.path.join(tmp, "fs")
-    os.mkdir(fs)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", fs],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if m.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        print("cannot mount a tmpfs: %s" % m.stdout.decode(errors="replace").strip())
-        sys.exit(NO_MOUNT)
     try:
-        for n in SIZES:
-            check_size(c, tmp, fs, n)
+        for n, size in SIZES:
+            fs = os.path.join(tmp, "fs-%d" % n)
+            os.mkdir(fs)
+            m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", fs],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if m.returncode != 0:
+                print("cannot mount a tmpfs: %s" % m.stdout.decode(errors="replace").strip())
+                sys.exit(NO_MOUNT)
+            try:
+                check_size(c, tmp, fs, n)
+            finally:
+                subprocess.run(["umount", fs])
     finally:
-        subprocess.run(["umount", fs])
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
 
