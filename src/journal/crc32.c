@@ -1,9 +1,12 @@
-/* crc32.c - CRC-32 (IEEE), table-driven; pure, so async-signal-safe. */
+/* crc32.c - CRC-32 (IEEE), table-driven, 8 bytes a step ("slicing by 8":
+ * the consumer seals every chunk and the reader checks it, and one table
+ * lookup per byte was 3% of a journal's conversion); pure, so
+ * async-signal-safe. */
 #include <string.h>
 
 #include "journal/journal_format.h"
 
-static uint32_t table[256];
+static uint32_t table[8][256];
 static int table_ready;
 
 static void build_table(void)
@@ -12,8 +15,12 @@ static void build_table(void)
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-        table[i] = c;
+        table[0][i] = c;
     }
+    /* table[k][i]: the CRC of byte i followed by k zero bytes */
+    for (uint32_t i = 0; i < 256; i++)
+        for (int k = 1; k < 8; k++)
+            table[k][i] = table[0][table[k - 1][i] & 0xff] ^ (table[k - 1][i] >> 8);
     __atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -26,8 +33,18 @@ uint32_t tr_crc32(uint32_t crc, const void *data, uint64_t len)
         build_table();
     const unsigned char *p = data;
     crc = ~crc;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; len >= 8; len -= 8, p += 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+        lo ^= crc;
+        crc = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
+              table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^ table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+    }
+#endif
     while (len--)
-        crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        crc = table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return ~crc;
 }
 
