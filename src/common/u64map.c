@@ -12,9 +12,8 @@ static size_t slot(uint64_t k, size_t cap)
     return (size_t)k & (cap - 1);
 }
 
-static int grow(tr_u64map *m)
+static int rehash(tr_u64map *m, size_t cap)
 {
-    size_t cap = m->cap ? 2 * m->cap : 64;
     tr_u64slot *s = calloc(cap, sizeof *s);
     if (!s)
         return -1;
@@ -31,6 +30,18 @@ static int grow(tr_u64map *m)
     m->slots = s;
     m->cap = cap;
     return 0;
+}
+
+static int grow(tr_u64map *m) { return rehash(m, m->cap ? 2 * m->cap : 64); }
+
+int tr_u64map_reserve(tr_u64map *m, size_t n)
+{
+    if (!n)
+        return 0;
+    size_t cap = m->cap ? m->cap : 64;
+    while ((m->count + n) * 2 > cap)
+        cap *= 2;
+    return cap == m->cap ? 0 : rehash(m, cap);
 }
 
 int tr_u64map_put(tr_u64map *m, uint64_t key, uint64_t val)

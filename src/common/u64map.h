@@ -20,6 +20,10 @@ typedef struct tr_u64map {
 
 /* Returns 0, or -1 when out of memory. Key 0 is reserved. */
 int tr_u64map_put(tr_u64map *m, uint64_t key, uint64_t val);
+/* Makes room for @n more keys at once, so that filling a map whose size is
+ * known beforehand rehashes nothing. Returns 0, or -1 when out of memory
+ * (the map is unchanged). */
+int tr_u64map_reserve(tr_u64map *m, size_t n);
 /* Returns 1 and sets *val when found. */
 int tr_u64map_get(const tr_u64map *m, uint64_t key, uint64_t *val);
 /* Removes @key if present; returns 1 when it was there. */

@@ -119,13 +119,24 @@ static void find_host_and_devices(tr_model *m)
         qsort(m->devices, m->ndevices, sizeof *m->devices, by_num);
 }
 
+static int is_target_begin(const tr_record *r)
+{
+    return r->type == TR_REC_TARGET && r->phase != TR_PHASE_END && r->id;
+}
+
 static int index_targets(tr_model *m)
 {
+    size_t n = 0;
+    for (size_t s = 0; s < m->data.nstreams; s++)
+        for (size_t i = 0; i < m->data.streams[s].n; i++)
+            n += is_target_begin(&m->data.streams[s].rec[i]);
+    if (tr_u64map_reserve(&m->targets, n))
+        return -1;
     for (size_t s = 0; s < m->data.nstreams; s++) {
         const tr_stream *st = &m->data.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
-            if (r->type != TR_REC_TARGET || r->phase == TR_PHASE_END || !r->id)
+            if (!is_target_begin(r))
                 continue;
             if (grow((void **)&m->target_rec, &m->captarget_rec, m->ntarget_rec, sizeof *m->target_rec) ||
                 tr_u64map_put(&m->targets, r->id, m->ntarget_rec))
@@ -166,6 +177,13 @@ static int account_memory(tr_model *m)
     }
     if (n)
         tr_sort(ops, n, sizeof *ops, by_time);
+    size_t deletes = 0;
+    for (size_t i = 0; i < n; i++)
+        deletes += tr_optype_is_delete(ops[i]->sub);
+    if (tr_u64map_reserve(&m->delete_bytes, deletes) || tr_u64map_reserve(&m->delete_host, deletes)) {
+        free(ops);
+        return -1;
+    }
     tr_u64map *live = calloc(m->ndevices ? m->ndevices : 1, sizeof *live);
     tr_u64map *live_host = calloc(m->ndevices ? m->ndevices : 1, sizeof *live_host);
     uint64_t *in_use = calloc(m->ndevices ? m->ndevices : 1, sizeof *in_use);

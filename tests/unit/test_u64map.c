@@ -47,6 +47,34 @@ int main(void)
     }
     if (count != m.count)
         failures++;
+
+    /* reserve: entries stay, and the room reserved takes its keys without
+     * another rehash (the slot array stays where it is). */
+    if (tr_u64map_reserve(&m, 50000)) {
+        puts("FAIL: out of memory");
+        return 1;
+    }
+    const tr_u64slot *slots = m.slots;
+    size_t cap = m.cap, before = m.count;
+    for (uint64_t k = 1; k <= 50000; k++)
+        if (tr_u64map_put(&m, (k << 40) | 7, k))
+            failures++;
+    if (m.slots != slots || m.cap != cap || m.count != before + 50000) {
+        printf("FAIL: reserve(50000) then 50000 puts: cap %zu -> %zu, slots %s\n", cap, m.cap,
+               m.slots == slots ? "kept" : "moved");
+        failures++;
+    }
+    for (uint64_t k = 1; k <= 50000; k++) {
+        uint64_t got;
+        if (!tr_u64map_get(&m, (k << 40) | 7, &got) || got != k)
+            failures++;
+    }
+    for (int k = 1; k <= N; k++) {
+        uint64_t got;
+        int has = tr_u64map_get(&m, (uint64_t)k << 20, &got);
+        if (has != model_has[k] || (has && got != model_val[k]))
+            failures++;
+    }
     tr_u64map_free(&m);
 
     tr_strtab t = {0};
