@@ -19,7 +19,9 @@ small chunks forced, never, or as at the end of a run):
   try outgrows the budget and the archive is written again: complete, 4 MiB
   chunks, the same otf2-print output as at exit, and no stage directory or
   partial file left behind;
-- the choice at exit follows the record count on both sides of the limit.
+- the choice at exit follows the record count on both sides of the limit;
+- every archive at exit holds exactly the Enter and Leave events the
+  program says it made.
 """
 import os
 import re
@@ -53,12 +55,22 @@ def printed(c, anchor):
 
 
 def traced_run(c, tmp, name, threads, iterations):
+    """The run's directory and the Enter + Leave events the program says it made."""
     out = os.path.join(tmp, name)
     r = h.run([h.env_path("TEST_MANY_EVENTS_BIN"), str(threads), str(iterations)], tmp, traced=True,
               output=out, extra_env={"TRACER_KEEP_JOURNAL": "1"}, timeout=600)
     c.equal(r.returncode, 0, "%s: exit code (stderr: %s)" % (name, r.stderr.decode(errors="replace")[-500:]))
     c.check(b"tracer:" not in r.stderr, "%s: tracer complained: %s" % (name, r.stderr.decode(errors="replace")))
-    return out
+    m = re.search(rb"events (\d+) failed 0", r.stdout)
+    c.check(m, "%s: many_events said %r" % (name, r.stdout[-200:]))
+    return out, int(m.group(1)) if m else -1
+
+
+def check_events(c, what, text, want):
+    """Ground truth: every Enter and Leave the program made is in the
+    archive (otf2-print output), none more."""
+    got = sum(1 for line in text.splitlines() if line.startswith((b"ENTER ", b"LEAVE ")))
+    c.equal(got, want, "%s: Enter + Leave events in the archive (many_events made %d)" % (what, want))
 
 
 def convert(c, tmp, journal, name, mode):
@@ -84,13 +96,14 @@ def main():
         sys.exit(77)
     with tempfile.TemporaryDirectory() as tmp:
         # A short run, and the same journal both ways.
-        short = traced_run(c, tmp, "short", 2, 300)
+        short, made = traced_run(c, tmp, "short", 2, 300)
         anchor = os.path.join(short, "traces.otf2")
         journal = os.path.join(short, "tracer.journal")
         if not c.check(os.path.exists(anchor) and os.path.exists(journal), "short run: no archive or journal"):
             c.finish()
         c.equal(chunk_sizes(c, anchor), (SMALL, SMALL), "short run: chunk sizes (events, definitions) at exit")
         at_exit = printed(c, anchor)
+        check_events(c, "short run at exit", at_exit, made)
         large, records = convert(c, tmp, journal, "short-large", "large")
         c.check(0 < records <= LIMIT, "short run: %d records, want 1..%d" % (records, LIMIT))
         c.equal(chunk_sizes(c, large), (LARGE, LARGE), "short run converted with 4 MiB chunks: chunk sizes")
@@ -100,14 +113,15 @@ def main():
         c.check(printed(c, auto) == at_exit, "short run: converted as at exit, it prints differently")
 
         # Just over the limit: 4 MiB chunks at exit.
-        over = traced_run(c, tmp, "over", 1, 3400)
+        over, made = traced_run(c, tmp, "over", 1, 3400)
         _, records = convert(c, tmp, os.path.join(over, "tracer.journal"), "over-large", "large")
         c.check(records > LIMIT, "run 'over': %d records, want more than %d" % (records, LIMIT))
         c.equal(chunk_sizes(c, os.path.join(over, "traces.otf2")), (LARGE, LARGE),
                 "run over the limit (%d records): chunk sizes at exit" % records)
+        check_events(c, "run over the limit", printed(c, os.path.join(over, "traces.otf2")), made)
 
         # A long run whose one event file outgrows the small chunks' budget.
-        long = traced_run(c, tmp, "long", 1, 300000)
+        long, made = traced_run(c, tmp, "long", 1, 300000)
         anchor = os.path.join(long, "traces.otf2")
         evt = os.path.join(long, "traces", "0.evt")
         c.check(os.path.exists(evt) and os.path.getsize(evt) > 15 * SMALL,
@@ -115,6 +129,7 @@ def main():
                 (os.path.getsize(evt) if os.path.exists(evt) else "absent"))
         c.equal(chunk_sizes(c, anchor), (LARGE, LARGE), "long run: chunk sizes at exit")
         at_exit = printed(c, anchor)
+        check_events(c, "long run at exit", at_exit, made)
         forced, _ = convert(c, tmp, os.path.join(long, "tracer.journal"), "long-small", "small")
         c.equal(chunk_sizes(c, forced), (LARGE, LARGE),
                 "long run with small chunks forced: written again with 4 MiB chunks")
