@@ -125,7 +125,7 @@ static int convert(const char *journal, const char *archive_dir, uint64_t small_
         snprintf(r->error, sizeof r->error, "out of memory while analysing events");
         rc = -1;
     } else if (!rc) {
-        tr_chunk_budget budget;
+        tr_chunk_budget budget = {0}; /* read below even when no archive was opened */
         int small = w.m.data.records <= small_records;
         rc = stage_and_write(&w, archive_dir, small ? &budget : 0, r);
         *too_big = small && budget.exceeded;
