@@ -77,19 +77,17 @@ static void write_symbol(uint64_t codeptr)
     tr_u64map_put(&done_codeptrs, codeptr, 1);
     if (!symbols)
         symbols = tr_symbols_open();
-    tr_code_location loc = tr_symbols_locate(symbols, codeptr);
-    const char *kernel = tr_symbols_kernel_name(symbols, codeptr);
-    char buf[4096];
-    tr_journal_symbol s = {codeptr, loc.line, tr_symbols_kernel_line(symbols, codeptr)};
+    tr_code_description d;
+    tr_symbols_describe(symbols, codeptr, &d);
+    char buf[sizeof(tr_journal_symbol) + 3 * TR_SYMBOL_TEXT];
+    tr_journal_symbol s = {codeptr, d.line, d.kernel_line};
     size_t n = sizeof s;
     memcpy(buf, &s, n);
-    const char *texts[3] = {loc.function, loc.file, kernel};
+    const char *texts[3] = {d.function, d.file, d.kernel};
     for (int i = 0; i < 3; i++) {
-        const char *t = texts[i] ? texts[i] : "";
-        size_t len = strnlen(t, 1000);
-        memcpy(buf + n, t, len);
-        buf[n + len] = 0;
-        n += len + 1;
+        size_t len = strlen(texts[i]) + 1;
+        memcpy(buf + n, texts[i], len);
+        n += len;
     }
     tr_frame_header h = {0};
     h.raw_bytes = n;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "journal/symbols_files.h"
+#include "journal/symbols_maps.h"
 
 #define PREFIX "__omp_offloading_"
 #define MAX_MODULES 64
@@ -40,12 +41,17 @@ struct tr_symbols {
 
 static unsigned long long loader_adds(void);
 
+typedef struct code_location {
+    const char *file; /* owned by libdw, valid until the module list is read again */
+    int line;
+} code_location;
+
 /* A Dwfl of every module now loaded, or NULL. */
 static Dwfl *report_all(void)
 {
     tr_symbols_files_reset();
     Dwfl *d = dwfl_begin(tr_symbols_callbacks());
-    if (d && (dwfl_linux_proc_report(d, getpid()) != 0 || dwfl_report_end(d, 0, 0) != 0)) {
+    if (d && (tr_symbols_report_loaded(d) != 0 || dwfl_report_end(d, 0, 0) != 0)) {
         dwfl_end(d);
         d = 0;
     }
@@ -93,7 +99,7 @@ void tr_symbols_close(tr_symbols *s)
 
 /* clang emits no .debug_aranges, and elfutils 0.188 then finds no line for
  * an address; walking the compile units' address ranges does. */
-static void locate_by_cu_walk(Dwfl_Module *m, Dwarf_Addr addr, tr_code_location *loc)
+static void locate_by_cu_walk(Dwfl_Module *m, Dwarf_Addr addr, code_location *loc)
 {
     Dwarf_Addr bias;
     Dwarf *dw = dwfl_module_getdwarf(m, &bias);
@@ -117,30 +123,30 @@ static void locate_by_cu_walk(Dwfl_Module *m, Dwarf_Addr addr, tr_code_location 
 
 static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr);
 
-tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra)
+/* Copies at most TR_SYMBOL_TEXT - 1 bytes of @src (NULL: "") to @dst. */
+static void copy_text(char *dst, const char *src)
 {
-    tr_code_location loc = {0, 0, 0};
-    if (!s || !codeptr_ra)
-        return loc;
-    /* The return address belongs to the instruction after the call. */
-    Dwarf_Addr addr = codeptr_ra - 1;
-    Dwfl_Module *m = module_of(s, addr);
-    if (!m)
-        return loc;
-    loc.function = dwfl_module_addrname(m, addr);
-    Dwfl_Line *l = dwfl_module_getsrc(m, addr);
-    if (l) {
-        int line = 0;
-        const char *file = dwfl_lineinfo(l, 0, &line, 0, 0, 0);
-        loc.file = file;
-        loc.line = line;
-    } else {
-        locate_by_cu_walk(m, addr, &loc);
-    }
-    return loc;
+    size_t len = src ? strnlen(src, TR_SYMBOL_TEXT - 1) : 0;
+    memcpy(dst, src ? src : "", len);
+    dst[len] = 0;
 }
 
-/* "__omp_offloading_<hex>_<hex>_<function>_l<line>" -> function, line. */
+/* Function, file and line of the call that returns to @codeptr_ra, in @m. */
+static void locate(Dwfl_Module *m, uint64_t codeptr_ra, tr_code_description *out)
+{
+    /* The return address belongs to the instruction after the call. */
+    Dwarf_Addr addr = codeptr_ra - 1;
+    copy_text(out->function, dwfl_module_addrname(m, addr));
+    code_location loc = {0, 0};
+    Dwfl_Line *l = dwfl_module_getsrc(m, addr);
+    if (l)
+        loc.file = dwfl_lineinfo(l, 0, &loc.line, 0, 0, 0);
+    else
+        locate_by_cu_walk(m, addr, &loc);
+    copy_text(out->file, loc.file);
+    out->line = loc.line;
+}
+
 static int parse_entry_name(const char *name, char **function, int *line)
 {
     if (strncmp(name, PREFIX, strlen(PREFIX)) != 0)
@@ -343,13 +349,8 @@ static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m,
 #endif
 }
 
-static const entry *kernel_entry(tr_symbols *s, uint64_t codeptr_ra)
+static const entry *kernel_entry(tr_symbols *s, Dwfl_Module *m, uint64_t codeptr_ra)
 {
-    if (!s || !codeptr_ra)
-        return 0;
-    Dwfl_Module *m = module_of(s, codeptr_ra - 1);
-    if (!m)
-        return 0;
     module_entries *me = entries_of(s, m);
     if (!me || !me->n)
         return 0;
@@ -379,16 +380,22 @@ static const entry *kernel_entry(tr_symbols *s, uint64_t codeptr_ra)
     return candidates == 1 ? only : 0;
 }
 
-const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra)
+/* The module is looked up once: a second lookup may read the module list
+ * again (the program loaded a library meanwhile), which frees what libdw
+ * returned from the first and every entry's name; all is copied before. */
+void tr_symbols_describe(tr_symbols *s, uint64_t codeptr_ra, tr_code_description *out)
 {
-    const entry *e = kernel_entry(s, codeptr_ra);
-    return e ? e->name : 0;
-}
-
-int tr_symbols_kernel_line(tr_symbols *s, uint64_t codeptr_ra)
-{
-    const entry *e = kernel_entry(s, codeptr_ra);
-    return e ? e->line : 0;
+    *out->function = *out->file = *out->kernel = 0;
+    out->line = out->kernel_line = 0;
+    Dwfl_Module *m = s && codeptr_ra ? module_of(s, codeptr_ra - 1) : 0;
+    if (!m)
+        return;
+    locate(m, codeptr_ra, out);
+    const entry *e = kernel_entry(s, m, codeptr_ra);
+    if (e) {
+        copy_text(out->kernel, e->name);
+        out->kernel_line = e->line;
+    }
 }
 
 /* How many objects the loader has loaded so far (glibc counts loads, never
@@ -441,7 +448,7 @@ static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr)
         s->dwfl = d;
     } else {
         dwfl_report_begin(s->dwfl);
-        if (dwfl_linux_proc_report(s->dwfl, getpid()) == 0)
+        if (tr_symbols_report_loaded(s->dwfl) == 0)
             dwfl_report_end(s->dwfl, 0, 0);
     }
     return dwfl_addrmodule(s->dwfl, addr);

@@ -14,23 +14,27 @@
 
 typedef struct tr_symbols tr_symbols;
 
-typedef struct tr_code_location {
-    const char *function; /* NULL when unknown; owned by tr_symbols */
-    const char *file;     /* full path, NULL when unknown */
-    int line;             /* 0 when unknown */
-} tr_code_location;
+/* Texts are cut to TR_SYMBOL_TEXT - 1 bytes, the journal's limit. */
+#define TR_SYMBOL_TEXT 1001
+
+/* What the journal keeps about a target construct, copied out of libdw. */
+typedef struct tr_code_description {
+    char function[TR_SYMBOL_TEXT]; /* the calling function; "" when unknown */
+    char file[TR_SYMBOL_TEXT];     /* its source file as the line table names it; "" when unknown */
+    char kernel[TR_SYMBOL_TEXT];   /* the outlined kernel's symbol; "" when unknown */
+    int line;                      /* the call's source line; 0 when unknown */
+    int kernel_line;               /* the line in the kernel's symbol (the construct's); 0 when unknown */
+} tr_code_description;
 
 tr_symbols *tr_symbols_open(void);
 void tr_symbols_close(tr_symbols *s);
-/* Location of the call that returns to @codeptr_ra. */
-tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t codeptr_ra);
-/* Outlined kernel symbol for the target construct at @codeptr_ra, or NULL. */
-const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t codeptr_ra);
-/* Source line encoded in that kernel's symbol (the construct's line), or 0. */
-int tr_symbols_kernel_line(tr_symbols *s, uint64_t codeptr_ra);
+/* Describes the target construct whose call returns to @codeptr_ra (s may
+ * be NULL: all unknown). Nothing in @out points into @s: a later call may
+ * read the module list again and free what libdw gave before. */
+void tr_symbols_describe(tr_symbols *s, uint64_t codeptr_ra, tr_code_description *out);
 
 typedef struct tr_variable {
-    const char *name; /* owned by tr_symbols */
+    const char *name; /* owned by tr_symbols, valid until its next call */
     uint64_t base, size;
     uint64_t ref_ptr; /* declare target link: host address of its reference pointer; 0 otherwise */
 } tr_variable;

@@ -20,6 +20,7 @@
 
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/object_span.h"
 #include "core/record.h"
 #include "ompt/ompt_phase.h"
 
@@ -128,25 +129,7 @@ static int find_range(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct range_of *r = data;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    int hit = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uint64_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo)
-            lo = a;
-        if (a + ph->p_memsz > hi)
-            hi = a + ph->p_memsz;
-        if (r->addr >= a && r->addr - a < ph->p_memsz)
-            hit = 1;
-    }
-    if (!hit)
-        return 0;
-    r->lo = lo;
-    r->hi = hi;
-    return 1;
+    return tr_object_holds(info, r->addr) && tr_object_span(info, &r->lo, &r->hi);
 }
 
 void tr_ompt_host_set_runtime(const void *inside)

@@ -36,9 +36,7 @@
  * nothing, so no symbol table or region name is ever asked for. */
 tr_symbols *tr_symbols_open(void) { return 0; }
 void tr_symbols_close(tr_symbols *s) { (void)s; }
-tr_code_location tr_symbols_locate(tr_symbols *s, uint64_t pc) { (void)s, (void)pc; return (tr_code_location){0}; }
-const char *tr_symbols_kernel_name(tr_symbols *s, uint64_t pc) { (void)s, (void)pc; return 0; }
-int tr_symbols_kernel_line(tr_symbols *s, uint64_t pc) { (void)s, (void)pc; return 0; }
+void tr_symbols_describe(tr_symbols *s, uint64_t pc, tr_code_description *out) { (void)s, (void)pc, (void)out; }
 int tr_symbols_variable(tr_symbols *s, uint64_t addr, tr_variable *out) { (void)s, (void)addr, (void)out; return 0; }
 const char *tr_user_region_name(uint32_t id) { (void)id; return 0; }
 int tr_lifecycle_active(void) { return 1; }
