@@ -781,7 +781,16 @@ def main():
 
         # 5. MPI_Abort on one rank, then tracer recover
         abort_env = {"TEST_ABORT_RANK": str(ABORT_RANK)}
-        plain_ab = runner.run("plain-abort", n(4), env=abort_env)
+        for attempt in range(3):
+            plain_ab = runner.run("plain-abort" if not attempt else "plain-abort-%d" % (attempt + 1), n(4),
+                                  env=abort_env)
+            # The same Hydra race as below, without tracer: the reference run
+            # itself can lose MPICH's "Abort(...)" line (seen once in CI, where
+            # the traced run then had the line the reference lacked). The
+            # reference is the run that kept it.
+            if any(line.startswith("Abort(") for line in plain_ab.err.splitlines()):
+                break
+            c.note("%s: mpiexec lost MPICH's abort line; run again" % plain_ab.what)
         c.equal(plain_ab.rc, ABORT_CODE, "%s: exit status" % plain_ab.what)
         c.equal(plain_ab.out, "mpit_offload: rank %d aborts\n" % ABORT_RANK, "%s: stdout" % plain_ab.what)
         want_err = sorted(plain_ab.err.splitlines())
