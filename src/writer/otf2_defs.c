@@ -223,6 +223,8 @@ uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr)
                       OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
 }
 
+static const char UNKNOWN_DATA_OP[] = "data op (unknown type)";
+
 static const char *optype_name(uint16_t t, OTF2_RegionRole *role)
 {
     *role = OTF2_REGION_ROLE_ARTIFICIAL;
@@ -243,8 +245,14 @@ static const char *optype_name(uint16_t t, OTF2_RegionRole *role)
     case ompt_target_data_delete_async: *role = OTF2_REGION_ROLE_DEALLOCATE; return TRV_REGION_DELETE_ASYNC;
     case ompt_target_data_associate: return "associate";
     case ompt_target_data_disassociate: return "disassociate";
-    default: return "data op (unknown type)";
+    default: return UNKNOWN_DATA_OP;
     }
+}
+
+int tr_defs_data_op_named(uint16_t optype)
+{
+    OTF2_RegionRole role;
+    return optype_name(optype, &role) != UNKNOWN_DATA_OP;
 }
 
 uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype)

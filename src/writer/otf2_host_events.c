@@ -108,7 +108,8 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     uint64_t known;
     if (tr_optype_is_delete(r->sub) && !bytes && tr_u64map_get(&w->m.delete_bytes, r->id, &known))
         bytes = known;
-    attr_u64(c, TR_ATTR_OPTYPE, r->sub);
+    if (!tr_defs_data_op_named(r->sub))
+        attr_u64(c, TR_ATTR_OPTYPE, r->sub);
     attr_u64(c, TR_ATTR_TARGET_ID, r->u[0]);
     attr_u64(c, TR_ATTR_HOST_OP_ID, r->id);
     attr_u64(c, TR_ATTR_SRC_ADDR, r->u[1]);

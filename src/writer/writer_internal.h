@@ -148,6 +148,9 @@ uint32_t tr_defs_attribute(tr_defs *d, uint32_t name, uint32_t description, OTF2
 OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id);
 uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr);
 uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype);
+/* Whether @optype has a region of its own (every type OpenMP 5.2 names): its
+ * events then carry no `optype` attribute, the region says it. */
+int tr_defs_data_op_named(uint16_t optype);
 uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr);
 uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type);
 uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark);
