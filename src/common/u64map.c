@@ -4,21 +4,12 @@
 
 #include "common/hugepage.h"
 
-/* The keys are mostly ids handed out in increasing runs (core/ids.c) and
- * looked up in about the order they were handed out: keys that differ only
- * in their low 6 bits land in neighbouring slots, so such a walk reads the
- * table a cache line after the next instead of a random line per key (the
- * writer's target and delete lookups were 8% of recovering 100,000 target
- * regions). The higher bits are mixed, which spreads the runs, and their
- * mix also rotates the run's place in its 64 slots, which keeps aligned
- * addresses (low bits zero) from piling up in a small table. */
 static size_t slot(uint64_t k, size_t cap)
 {
-    uint64_t h = k >> 6;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return (size_t)((h << 6) + ((k + h) & 63)) & (cap - 1);
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k & (cap - 1);
 }
 
 static int rehash(tr_u64map *m, size_t cap)
