@@ -45,7 +45,7 @@ def parse_frames(data):
         payload = data[off + 64:off + 64 + pbytes]
         marks = []
         if typ == 2:
-            raw = jf.zstd_decompress(payload, rbytes) if flags == jf.FLAG_ZSTD else payload
+            raw = jf.chunk_bytes(payload, rbytes, flags, recs)
             for i in range(recs):
                 rec = REC.unpack_from(raw, i * 64)
                 if rec[1] == REC_USER_MARK:

@@ -82,8 +82,8 @@ def main():
         data = open(journal, "rb").read()
         frames = jf.parse(data)
         chunks = [f for f in frames if f.type == jf.CHUNK]
-        c.check(len({f.location for f in chunks}) >= 2 and any(f.flags == jf.FLAG_ZSTD for f in chunks),
-                "the journal should hold chunks of 2 threads or more, some compressed: %r" %
+        c.check(len({f.location for f in chunks}) >= 2 and any(f.flags == jf.FLAG_ZSTD_DELTA for f in chunks),
+                "the journal should hold chunks of 2 threads or more, some delta-coded and compressed: %r" %
                 [(f.location, f.records, f.flags) for f in chunks])
         compare(c, "intact journal", dump, journal, data)
         for f in chunks:

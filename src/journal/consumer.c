@@ -20,6 +20,7 @@
 #include "journal/data_op.h"
 #include "journal/journal_frames.h"
 #include "journal/journal_write.h"
+#include "journal/record_delta.h"
 #include "journal/symbols.h"
 #include "common/u64map.h"
 
@@ -47,6 +48,7 @@ static tr_chunk *batch;
 static ZSTD_CCtx *cctx;
 static char *zbuf;
 static size_t zcap;
+static void *delta_buf; /* TR_CHUNK_BYTES: a chunk's records delta-coded */
 static tr_u64map done_codeptrs, done_texts, done_users, done_addrs, done_vars;
 static tr_symbols *symbols;
 
@@ -190,9 +192,10 @@ static void write_chunk(tr_chunk *c, uint32_t n)
     h.seq = c->seq;
     h.records = n;
     h.raw_bytes = (uint64_t)n * sizeof(tr_record);
-    size_t z = ZSTD_compressCCtx(cctx, zbuf, zcap, c->rec, h.raw_bytes, 1);
+    tr_records_delta(delta_buf, c->rec, n);
+    size_t z = ZSTD_compressCCtx(cctx, zbuf, zcap, delta_buf, h.raw_bytes, 1);
     if (!ZSTD_isError(z) && z < h.raw_bytes) {
-        h.flags = TR_FRAME_ZSTD;
+        h.flags = TR_FRAME_ZSTD_DELTA;
         append(&h, TR_FRAME_CHUNK, zbuf, z);
     } else {
         h.flags = TR_FRAME_RAW;
@@ -368,7 +371,8 @@ int tr_consumer_start(uint64_t flush_interval_ns)
     cctx = ZSTD_createCCtx();
     zcap = ZSTD_compressBound(TR_CHUNK_BYTES);
     zbuf = malloc(zcap);
-    if (!cctx || !zbuf) {
+    delta_buf = malloc(TR_CHUNK_BYTES);
+    if (!cctx || !zbuf || !delta_buf) {
         errno = ENOMEM;
         return -1;
     }
@@ -428,6 +432,8 @@ void tr_consumer_stop(void)
     cctx = 0;
     free(zbuf);
     zbuf = 0;
+    free(delta_buf);
+    delta_buf = 0;
 }
 
 /* --- crash path: async-signal-safe only --------------------------------- */

@@ -11,7 +11,8 @@
  * Frame types and payloads:
  *   START   key/value entries (tr_journal_kv) describing the process
  *   CHUNK   records of one thread (location), in order: `records` x 64 bytes,
- *           raw or zstd-compressed (flags); `seq` orders a location's chunks
+ *           raw, zstd-compressed, or delta-coded then zstd-compressed
+ *           (flags; record_delta.h); `seq` orders a location's chunks
  *           and lets a reader drop duplicates (a crash handler may write a
  *           chunk the writer thread was also writing)
  *   STRING  u32 kind, u32 id, then the text (NUL-terminated)
@@ -120,7 +121,16 @@ typedef struct tr_journal_mpit_clock {
     uint64_t host_before, host_after; /* host ticks around MPI_T_source_get_timestamp */
 } tr_journal_mpit_clock;
 
-enum { TR_FRAME_RAW = 0, TR_FRAME_ZSTD = 1 };
+/* TR_FRAME_ZSTD_DELTA: CHUNK frames only; the decompressed bytes are the
+ * records delta-coded (record_delta.h). Journals written before it have
+ * RAW and ZSTD chunks only, and read as before. */
+enum { TR_FRAME_RAW = 0, TR_FRAME_ZSTD = 1, TR_FRAME_ZSTD_DELTA = 2 };
+
+/* Whether a frame's payload is zstd-compressed. */
+static inline int tr_frame_is_zstd(uint32_t flags)
+{
+    return flags == TR_FRAME_ZSTD || flags == TR_FRAME_ZSTD_DELTA;
+}
 
 typedef struct tr_frame_header {
     uint32_t magic;
@@ -134,7 +144,7 @@ typedef struct tr_frame_header {
     uint32_t tid;
     uint64_t seq;
     uint32_t records;
-    uint32_t flags;       /* TR_FRAME_RAW or TR_FRAME_ZSTD */
+    uint32_t flags;       /* TR_FRAME_RAW, TR_FRAME_ZSTD or TR_FRAME_ZSTD_DELTA */
     uint64_t reserved;
 } tr_frame_header;
 

@@ -34,7 +34,7 @@ int tr_journal_index_add(tr_journal_index *ix, const tr_frame_header *h, uint64_
         ix->capchunks = cap;
     }
     ix->chunks[ix->nchunks++] = (tr_chunk_ref){offset, h->payload_bytes, h->seq, h->location, h->tid, h->records,
-                                               h->flags == TR_FRAME_ZSTD};
+                                               h->flags};
     return 0;
 }
 

@@ -22,7 +22,7 @@ typedef struct tr_chunk_ref {
     uint64_t seq;
     uint32_t location, tid;
     uint32_t records;
-    uint32_t zstd;     /* 1: the payload is zstd, else raw records */
+    uint32_t flags;    /* the frame's TR_FRAME_RAW, _ZSTD or _ZSTD_DELTA */
 } tr_chunk_ref;
 
 typedef struct tr_index_stream {

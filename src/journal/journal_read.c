@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "journal/record_delta.h"
+
 static int header_ok(const tr_frame_header *h, uint64_t room)
 {
     if (h->magic != TR_FRAME_MAGIC || h->version != TR_FRAME_VERSION)
@@ -82,9 +84,12 @@ static int scan(const char *path, tr_journal_visit visit, tr_journal_visit_at vi
             valid = 0;
         const void *data = payload;
         uint64_t bytes = h.payload_bytes;
-        if (valid && h.flags == TR_FRAME_ZSTD && stored_chunks && h.type == TR_FRAME_CHUNK) {
+        int zstd = tr_frame_is_zstd(h.flags);
+        if (valid && h.flags == TR_FRAME_ZSTD_DELTA && h.type != TR_FRAME_CHUNK) {
+            valid = 0;
+        } else if (valid && zstd && stored_chunks && h.type == TR_FRAME_CHUNK) {
             valid = h.raw_bytes == (uint64_t)h.records * sizeof(tr_record);
-        } else if (valid && h.flags == TR_FRAME_ZSTD) {
+        } else if (valid && zstd) {
             size_t n = ZSTD_decompress(raw, TR_FRAME_MAX_PAYLOAD, payload, h.payload_bytes);
             valid = !ZSTD_isError(n) && n == h.raw_bytes;
             data = raw;
@@ -92,9 +97,11 @@ static int scan(const char *path, tr_journal_visit visit, tr_journal_visit_at vi
         } else if (valid && h.flags != TR_FRAME_RAW) {
             valid = 0;
         }
-        if (valid && h.type == TR_FRAME_CHUNK && !(stored_chunks && h.flags == TR_FRAME_ZSTD) &&
+        if (valid && h.type == TR_FRAME_CHUNK && !(stored_chunks && zstd) &&
             bytes != (uint64_t)h.records * sizeof(tr_record))
             valid = 0;
+        if (valid && h.flags == TR_FRAME_ZSTD_DELTA && !stored_chunks)
+            tr_records_undelta(raw, h.records);
         if (!valid) {
             /* A header that is intact but whose payload is cut off at the end
              * of the file is a truncation, not damage in the middle. */

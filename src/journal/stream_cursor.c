@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "journal/record_delta.h"
+
 struct tr_stream_cursor {
     const tr_journal_index *ix;
     const tr_index_stream *s;
@@ -94,12 +96,16 @@ static int read_all(int fd, void *buf, uint64_t bytes, uint64_t offset)
 static int decode(tr_stream_cursor *c, const tr_chunk_ref *ch)
 {
     size_t want = (size_t)ch->records * sizeof(tr_record);
-    if (!ch->zstd)
+    if (!tr_frame_is_zstd(ch->flags))
         return read_all(c->fd, c->decoded, want, ch->offset);
     if (read_all(c->fd, c->packed, ch->bytes, ch->offset))
         return -1;
     size_t n = ZSTD_decompress(c->decoded, want, c->packed, ch->bytes);
-    return ZSTD_isError(n) || n != want ? -1 : 0;
+    if (ZSTD_isError(n) || n != want)
+        return -1;
+    if (ch->flags == TR_FRAME_ZSTD_DELTA)
+        tr_records_undelta(c->decoded, ch->records);
+    return 0;
 }
 
 /* The stream's next chunk (duplicates skipped): its records, and the gap

@@ -35,6 +35,7 @@ WHEN_INIT, WHEN_FINALIZE = 1, 2
 RECORD = struct.Struct("<QBBHiiIQQQQQ")  # tr_record: time type phase sub dev dev2 aux id u0..u3
 assert RECORD.size == 64
 FLAG_ZSTD = 1
+FLAG_ZSTD_DELTA = 2  # records delta-coded, then zstd (src/journal/record_delta.h)
 
 Frame = collections.namedtuple("Frame", "offset end type location seq records flags payload tid raw_bytes")
 
@@ -100,9 +101,33 @@ def zstd_decompress(payload, raw_bytes):
     return out.raw[:n]
 
 
+_WORDS = struct.Struct("<8Q")
+
+
+def undelta(raw, records):
+    """Undoes the delta coding of @records records (record_delta.h): each
+    64-bit word was stored minus the same word of the record before it."""
+    out = bytearray(raw)
+    prev = (0,) * 8
+    for i in range(records):
+        words = _WORDS.unpack_from(out, i * 64)
+        prev = tuple((w + p) & 0xFFFFFFFFFFFFFFFF for w, p in zip(words, prev))
+        _WORDS.pack_into(out, i * 64, *prev)
+    return bytes(out)
+
+
+def chunk_bytes(payload, raw_bytes, flags, records):
+    """A CHUNK payload as the records' bytes, whatever its flags."""
+    if flags == FLAG_ZSTD:
+        return zstd_decompress(payload, raw_bytes)
+    if flags == FLAG_ZSTD_DELTA:
+        return undelta(zstd_decompress(payload, raw_bytes), records)
+    return payload
+
+
 def chunk_records(f):
     """The record tuples (RECORD's fields) of a CHUNK frame."""
-    raw = zstd_decompress(f.payload, f.raw_bytes) if f.flags == FLAG_ZSTD else f.payload
+    raw = chunk_bytes(f.payload, f.raw_bytes, f.flags, f.records)
     return [RECORD.unpack_from(raw, i * 64) for i in range(f.records)]
 
 

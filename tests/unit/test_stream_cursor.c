@@ -1,9 +1,9 @@
 /* test_stream_cursor.c - the journal's stream cursors (journal/stream_cursor.h)
  * on a crafted journal whose every stream's content is known in advance:
  *
- *   loc 0  10 chunks of 1023 records (zstd and raw), seq 7 missing, seq 3
- *          twice (a 500-record copy first: the full one is read), seq 5
- *          twice (equal copies: read once)
+ *   loc 0  10 chunks of 1023 records (raw, zstd, delta-coded zstd), seq 7
+ *          missing, seq 3 twice (a 500-record copy first: the full one is
+ *          read), seq 5 twice (equal copies: read once)
  *   loc 1  seqs 2, 3, 4 (corrupt zstd), 6, 7, 10 (corrupt): a gap at the
  *          start, a gap right after a bad chunk (merged), a trailing gap
  *          after the last event (kept, at that event)
@@ -32,6 +32,7 @@
 #include "journal/journal_load.h"
 #include "journal/journal_read.h"
 #include "journal/journal_write.h"
+#include "journal/record_delta.h"
 #include "journal/stream_cursor.h"
 
 static int failures;
@@ -54,6 +55,7 @@ static tr_record make(uint32_t loc, uint64_t seq, uint32_t i)
                        .dev = (int32_t)loc, .id = seq, .u = {loc * 1000000ull + seq * 10000 + i, i, 0, 0}};
 }
 
+/* @zstd: 0 raw, 1 zstd, 2 delta-coded then zstd (as the consumer writes). */
 static void chunk(uint32_t loc, uint64_t seq, const tr_record *rec, uint32_t n, int zstd, int corrupt)
 {
     tr_frame_header h = {0};
@@ -62,7 +64,7 @@ static void chunk(uint32_t loc, uint64_t seq, const tr_record *rec, uint32_t n, 
     h.seq = seq;
     h.records = n;
     h.raw_bytes = n * sizeof(tr_record);
-    h.flags = zstd || corrupt ? TR_FRAME_ZSTD : TR_FRAME_RAW;
+    h.flags = zstd == 2 && !corrupt ? TR_FRAME_ZSTD_DELTA : zstd || corrupt ? TR_FRAME_ZSTD : TR_FRAME_RAW;
     size_t cap = ZSTD_compressBound(h.raw_bytes);
     unsigned char *z = malloc(cap);
     size_t bytes = h.raw_bytes;
@@ -71,6 +73,12 @@ static void chunk(uint32_t loc, uint64_t seq, const tr_record *rec, uint32_t n, 
         memset(z, 0xa5, 100);
         bytes = 100;
         payload = z;
+    } else if (zstd == 2) {
+        tr_record *coded = malloc(h.raw_bytes ? h.raw_bytes : 1);
+        tr_records_delta(coded, rec, n);
+        bytes = ZSTD_compress(z, cap, coded, h.raw_bytes, 1);
+        payload = z;
+        free(coded);
     } else if (zstd) {
         bytes = ZSTD_compress(z, cap, rec, h.raw_bytes, 1);
         payload = z;
@@ -144,12 +152,12 @@ static void write_journal(const char *dir)
     for (uint64_t seq = 0; seq < 10; seq++) {
         /* loc 4's small chunks interleave with loc 0's */
         for (uint64_t s = seq * 40; s < seq * 40 + 40; s++)
-            plain(4, s, 3, 1);
+            plain(4, s, 3, 1 + s % 2);
         if (seq == 7)
             continue;
         if (seq == 3)
             plain(0, 3, 500, 0);
-        plain(0, seq, BIG, seq % 2 == 0);
+        plain(0, seq, BIG, (int)(seq % 3));
         if (seq == 5)
             plain(0, 5, BIG, 0);
     }
@@ -166,7 +174,7 @@ static void write_journal(const char *dir)
     plain(1, 2, 10, 1);
     plain(1, 3, 10, 0);
     chunk(1, 4, 0, 10, 1, 1);
-    plain(1, 6, 10, 1);
+    plain(1, 6, 10, 2);
     plain(1, 7, 10, 1);
     chunk(1, 10, 0, 10, 1, 1);
     uint64_t first = ns_of(tick_of(1, 2, 0));
