@@ -147,6 +147,7 @@ static void locate(Dwfl_Module *m, uint64_t codeptr_ra, tr_code_description *out
     out->line = loc.line;
 }
 
+/* "__omp_offloading_<hex>_<hex>_<function>_l<line>" -> function, line. */
 static int parse_entry_name(const char *name, char **function, int *line)
 {
     if (strncmp(name, PREFIX, strlen(PREFIX)) != 0)
