@@ -12,9 +12,13 @@
 typedef struct tr_stream {
     uint32_t index; /* the thread's registration order (its journal location) */
     pid_t tid;
-    tr_record *rec;
+    tr_record *rec; /* NULL when the records were visited, not kept (tr_journal_load_visiting) */
     size_t n;
+    uint64_t last_time; /* of its last record (ns), 0 without one */
+    uint32_t chunked;   /* its stream in the journal's index; TR_STREAM_NO_CHUNKS: a loss alone */
 } tr_stream;
+
+#define TR_STREAM_NO_CHUNKS UINT32_MAX
 
 typedef struct tr_collected {
     tr_stream *streams; /* threads with at least one record, by index */

@@ -161,7 +161,7 @@ static void load_end(tr_journal_data *jd, const unsigned char *p, uint64_t n)
     }
 }
 
-static int visit(void *vctx, const tr_frame_header *h, uint64_t offset, const void *payload, uint64_t bytes)
+static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, const void *payload, uint64_t bytes)
 {
     load_ctx *ctx = vctx;
     tr_journal_data *jd = ctx->jd;
@@ -323,10 +323,17 @@ uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks)
 /* A thread that lost every record it tried (drop mode, no chunk ever free
  * for it) has no chunk in the journal, only its loss in the END frame: it
  * still gets its location (an empty stream, in index order), where the
- * writer puts the loss, so the trace counts it. */
-static int add_loss_only_streams(tr_journal_data *jd)
+ * writer puts the loss, so the trace counts it. The streams are laid out
+ * before any record is read, so a visitor sees each stream's final index. */
+static int lay_out_streams(tr_journal_data *jd, const tr_journal_index *ix)
 {
     tr_collected *d = &jd->data;
+    d->streams = calloc(ix->nstreams + jd->nlosses + 1, sizeof *d->streams);
+    if (!d->streams)
+        return -1;
+    for (size_t i = 0; i < ix->nstreams; i++)
+        d->streams[d->nstreams++] = (tr_stream){.index = ix->streams[i].location, .tid = (pid_t)ix->streams[i].tid,
+                                                .chunked = (uint32_t)i};
     for (uint32_t i = 0; i < jd->nlosses; i++) {
         const tr_jloss *l = &jd->losses[i];
         size_t at = 0;
@@ -334,113 +341,164 @@ static int add_loss_only_streams(tr_journal_data *jd)
             at++;
         if (!l->count || (at < d->nstreams && d->streams[at].index == l->location))
             continue;
-        tr_stream *grown = realloc(d->streams, (d->nstreams + 1) * sizeof *grown);
-        if (!grown)
-            return -1;
-        d->streams = grown;
-        memmove(&d->streams[at + 1], &d->streams[at], (d->nstreams - at) * sizeof *grown);
-        d->streams[at] = (tr_stream){.index = l->location};
+        memmove(&d->streams[at + 1], &d->streams[at], (d->nstreams - at) * sizeof *d->streams);
+        d->streams[at] = (tr_stream){.index = l->location, .chunked = TR_STREAM_NO_CHUNKS};
         d->nstreams++;
     }
     return 0;
 }
 
-/* Stream @i of @ix as one array, through its cursor; its damage joins
- * jd->stats. Returns 0, or -1 (out of memory, or the journal is gone). */
-static int materialize(tr_journal_data *jd, const tr_journal_index *ix, size_t i, uint64_t *last_ns)
+/* Stream @s's records through its cursor: kept as one array (@visit NULL)
+ * or each given to @visit; its damage joins jd->stats. Returns 0, or -1
+ * (out of memory, the journal is gone, or @visit failed). */
+static int read_stream(tr_journal_data *jd, const tr_journal_index *ix, size_t s, tr_journal_visit_fn visit,
+                       void *ctx)
 {
-    const tr_index_stream *is = &ix->streams[i];
-    tr_record *rec = malloc((is->max_records ? is->max_records : 1) * sizeof *rec);
-    tr_hugepage_hint(rec, is->max_records * sizeof *rec);
-    tr_stream_cursor *c = rec ? tr_stream_cursor_open(ix, i) : 0;
+    tr_stream *st = &jd->data.streams[s];
+    if (st->chunked == TR_STREAM_NO_CHUNKS)
+        return 0;
+    const tr_index_stream *is = &ix->streams[st->chunked];
+    tr_record *rec = 0;
+    if (!visit) {
+        rec = malloc((is->max_records ? is->max_records : 1) * sizeof *rec);
+        if (!rec)
+            return -1;
+        tr_hugepage_hint(rec, is->max_records * sizeof *rec);
+    }
+    tr_stream_cursor *c = tr_stream_cursor_open(ix, st->chunked);
     if (!c) {
         free(rec);
         return -1;
     }
     size_t at = 0;
-    for (const tr_record *r; at < is->max_records && (r = tr_stream_cursor_next(c));)
-        rec[at++] = *r;
-    tr_stream_cursor_stats st;
-    tr_stream_cursor_stats_get(c, &st);
+    int rc = 0;
+    for (const tr_record *r; !rc && (visit || at < is->max_records) && (r = tr_stream_cursor_next(c)); at++) {
+        if (visit)
+            rc = visit(ctx, s, r);
+        else
+            rec[at] = *r;
+    }
+    tr_stream_cursor_stats cs;
+    tr_stream_cursor_stats_get(c, &cs);
     tr_stream_cursor_close(c);
-    jd->stats.missing_chunks += st.missing_chunks;
-    jd->stats.bad_frames += st.bad_frames;
-    jd->stats.skipped_bytes += st.skipped_bytes;
-    if (at && st.last_time > *last_ns)
-        *last_ns = st.last_time; /* times never go back: the last is the latest */
-    jd->data.streams[jd->data.nstreams++] = (tr_stream){is->location, (pid_t)is->tid, rec, at};
+    jd->stats.missing_chunks += cs.missing_chunks;
+    jd->stats.bad_frames += cs.bad_frames;
+    jd->stats.skipped_bytes += cs.skipped_bytes;
+    st->rec = rec;
+    st->n = at;
+    st->last_time = at ? cs.last_time : 0;
     jd->data.records += at;
-    return 0;
+    return rc;
 }
 
-int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen)
+static int load_or_fail(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx, char *err,
+                size_t errlen)
 {
     memset(jd, 0, sizeof *jd);
-    tr_journal_index ix;
-    if (tr_journal_index_init(&ix, path)) {
+    tr_journal_index *ix = calloc(1, sizeof *ix);
+    if (!ix || tr_journal_index_init(ix, path)) {
+        free(ix);
         snprintf(err, errlen, "out of memory while reading %s", path);
         return -1;
     }
-    load_ctx ctx = {.jd = jd, .ix = &ix};
-    if (tr_journal_scan_at(path, visit, &ctx, &jd->stats)) {
+    jd->index = ix;
+    load_ctx ctx_scan = {.jd = jd, .ix = ix};
+    if (tr_journal_scan_at(path, visit_frame, &ctx_scan, &jd->stats)) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        tr_journal_index_free(&ix);
         return -1;
     }
-    if (ctx.oom || tr_journal_index_finish(&ix)) {
+    if (ctx_scan.oom || tr_journal_index_finish(ix)) {
         snprintf(err, errlen, "out of memory while reading %s", path);
-        tr_journal_index_free(&ix);
         return -1;
     }
-    if (!jd->ns0 && !jd->tick0 && !ix.nchunks) {
+    if (!jd->ns0 && !jd->tick0 && !ix->nchunks) {
         snprintf(err, errlen, "%s holds no tracer journal frame", path);
-        tr_journal_index_free(&ix);
         return -1;
     }
     calibrate(jd);
-    ix.clock = clock_of(jd);
+    ix->clock = clock_of(jd);
     for (uint32_t i = 0; i < jd->mpit.nclocks; i++) {
         jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
         jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
     }
     if (jd->nvariables)
         qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_base);
-    jd->data.streams = calloc(ix.nstreams ? ix.nstreams : 1, sizeof *jd->data.streams);
-    int rc = jd->data.streams ? 0 : -1;
-    uint64_t last_ns = 0;
-    for (size_t i = 0; !rc && i < ix.nstreams; i++)
-        rc = materialize(jd, &ix, i, &last_ns);
-    tr_journal_index_free(&ix);
-    if (rc) {
-        snprintf(err, errlen, "cannot read the chunks of %s: %s", path, strerror(errno));
+    for (uint32_t i = 0; i < jd->nlosses; i++) {
+        jd->losses[i].first = tr_journal_ticks_to_ns(jd, jd->losses[i].first);
+        jd->losses[i].last = tr_journal_ticks_to_ns(jd, jd->losses[i].last);
+    }
+    if (lay_out_streams(jd, ix)) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
         return -1;
+    }
+    uint64_t last_ns = 0;
+    for (size_t s = 0; s < jd->data.nstreams; s++) {
+        if (read_stream(jd, ix, s, visit, ctx)) {
+            snprintf(err, errlen, "cannot read the chunks of %s: %s", path, errno ? strerror(errno) : "failed");
+            return -1;
+        }
+        if (jd->data.streams[s].last_time > last_ns)
+            last_ns = jd->data.streams[s].last_time; /* times never go back: the last is the latest */
     }
     for (uint32_t i = 0; i < jd->nlosses; i++) {
         tr_jloss *l = &jd->losses[i];
-        l->first = tr_journal_ticks_to_ns(jd, l->first);
-        l->last = tr_journal_ticks_to_ns(jd, l->last);
         /* Written after the location's last event: not before it either. */
         for (size_t s = 0; s < jd->data.nstreams; s++) {
             const tr_stream *st = &jd->data.streams[s];
-            if (st->index == l->location && st->n && l->first < st->rec[st->n - 1].time)
-                l->first = st->rec[st->n - 1].time;
+            if (st->index == l->location && st->n && l->first < st->last_time)
+                l->first = st->last_time;
         }
         if (l->last < l->first)
             l->last = l->first;
     }
-    if (add_loss_only_streams(jd)) {
-        snprintf(err, errlen, "out of memory while reading %s", path);
-        return -1;
-    }
     jd->end_ns = jd->ended || jd->end.end_tick ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
     if (jd->end_ns < last_ns)
         jd->end_ns = last_ns;
+    if (!visit) {
+        tr_journal_index_free(ix); /* every record is in memory: the chunks are not read again */
+        free(ix);
+        jd->index = 0;
+    }
     return 0;
+}
+
+/* On failure nothing is left held: jd is as tr_journal_data_free leaves it. */
+static int load(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx, char *err,
+                size_t errlen)
+{
+    int rc = load_or_fail(path, jd, visit, ctx, err, errlen);
+    if (rc)
+        tr_journal_data_free(jd);
+    return rc;
+}
+
+int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen)
+{
+    return load(path, jd, 0, 0, err, errlen);
+}
+
+int tr_journal_load_visiting(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx,
+                             char *err, size_t errlen)
+{
+    return load(path, jd, visit, ctx, err, errlen);
+}
+
+tr_stream_cursor *tr_journal_stream_open(const tr_journal_data *jd, const tr_stream *st)
+{
+    if (!jd->index || st->chunked == TR_STREAM_NO_CHUNKS) {
+        errno = EINVAL;
+        return 0;
+    }
+    return tr_stream_cursor_open(jd->index, st->chunked);
 }
 
 void tr_journal_data_free(tr_journal_data *jd)
 {
     tr_collected_free(&jd->data);
+    if (jd->index) {
+        tr_journal_index_free(jd->index);
+        free(jd->index);
+    }
     free(jd->hostname);
     free(jd->cmdline);
     for (uint32_t i = 0; i < jd->nconfig; i++)

@@ -14,6 +14,8 @@
 #include "journal/journal_read.h"
 #include "journal/collect.h"
 #include "journal/mpit_load.h"
+#include "journal/journal_index.h"
+#include "journal/stream_cursor.h"
 #include "common/u64map.h"
 
 typedef struct tr_jsymbol {
@@ -64,10 +66,29 @@ typedef struct tr_journal_data {
     tr_journal_mpi_rank mpi_rank; /* the first one */
     tr_journal_clock_offset *clock_offsets; /* CLOCK_OFFSET frames, in journal order */
     uint32_t nclock_offsets;
+    tr_journal_index *index; /* where the chunks lie: kept when the records were visited, not kept */
 } tr_journal_data;
 
-/* Reads @path. Returns 0, or -1 with a reason in @err. */
+/* Reads @path, every record kept (data.streams[s].rec). Returns 0, or -1
+ * with a reason in @err (jd then holds nothing). */
 int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen);
+
+/* Called with each record of each stream, stream by stream in index order,
+ * records in the order a cursor yields them; @r is valid during the call
+ * only. Non-zero stops the load (it fails). */
+typedef int (*tr_journal_visit_fn)(void *ctx, size_t stream, const tr_record *r);
+/* Reads @path keeping no record: each is given to @visit once, and the
+ * streams hold only their counts (rec NULL, n, last_time); the writer reads
+ * them again through tr_journal_stream_open. Memory: the journal's metadata
+ * and its chunk index, not its records. Returns as tr_journal_load. */
+int tr_journal_load_visiting(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx,
+                             char *err, size_t errlen);
+/* A cursor on stream @st (one of data.streams, which may have been moved
+ * out of @jd since) of a journal loaded by tr_journal_load_visiting: it
+ * yields the records the visit saw, in the same order. NULL for a stream
+ * without chunks (a loss alone), after tr_journal_load, or when out of
+ * memory (errno set). */
+tr_stream_cursor *tr_journal_stream_open(const tr_journal_data *jd, const tr_stream *st);
 void tr_journal_data_free(tr_journal_data *jd);
 
 uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks);

@@ -195,8 +195,10 @@ tr_stream_cursor *tr_stream_cursor_open(const tr_journal_index *ix, size_t strea
     c->s = &ix->streams[stream];
     c->fd = open(ix->path, O_RDONLY | O_CLOEXEC);
     /* Before the ring fills up, at most one chunk and the gap before it
-     * join it while it holds fewer than TR_CURSOR_LOOKAHEAD. */
-    c->ring_cap = TR_CURSOR_LOOKAHEAD + c->s->chunk_records + 1;
+     * join it while it holds fewer than TR_CURSOR_LOOKAHEAD; one slot more
+     * keeps the record next returned (just before the head) out of reach
+     * of a peek's refill. */
+    c->ring_cap = TR_CURSOR_LOOKAHEAD + c->s->chunk_records + 2;
     c->decoded_cap = c->s->chunk_records ? c->s->chunk_records : 1;
     c->packed_cap = c->s->chunk_bytes ? c->s->chunk_bytes : 1;
     c->ring = malloc(c->ring_cap * sizeof *c->ring);

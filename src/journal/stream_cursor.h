@@ -11,7 +11,7 @@
  * back (a loss record's u[1]/u[2] too).
  *
  * Memory: one compressed chunk, one decoded chunk and a ring of
- * TR_CURSOR_LOOKAHEAD + one chunk's records + 1 converted records (about
+ * TR_CURSOR_LOOKAHEAD + one chunk's records + 2 converted records (about
  * 3 x 64 KiB for the recorder's 64 KiB chunks), whatever the stream's
  * length. Payloads are read with pread on the cursor's own descriptor:
  * cursors on different streams of one index may be open at once. */
@@ -51,7 +51,8 @@ tr_stream_cursor *tr_stream_cursor_open(const tr_journal_index *ix, size_t strea
 /* The @k-th record ahead (0: the one next returns), NULL past the end or
  * when k >= TR_CURSOR_LOOKAHEAD. Valid until the next call of next. */
 const tr_record *tr_stream_cursor_peek(tr_stream_cursor *c, size_t k);
-/* The next record, NULL at the end; valid until the next call on @c. */
+/* The next record, NULL at the end; valid until the next call of next or
+ * close on @c (a peek leaves it in place). */
 const tr_record *tr_stream_cursor_next(tr_stream_cursor *c);
 void tr_stream_cursor_stats_get(const tr_stream_cursor *c, tr_stream_cursor_stats *out);
 void tr_stream_cursor_close(tr_stream_cursor *c);

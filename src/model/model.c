@@ -42,21 +42,12 @@ tr_device *tr_model_device(tr_model *m, int num)
     return 0;
 }
 
-static void note_device(tr_model *m, int num, size_t *cap)
-{
-    if (num < 0 || num == m->host_device || tr_model_device(m, num))
-        return;
-    if (grow((void **)&m->devices, cap, m->ndevices, sizeof *m->devices))
-        return;
-    m->devices[m->ndevices++] = (tr_device){.num = num};
-}
-
-const tr_record *tr_model_target(tr_model *m, uint64_t target_id)
+const tr_target_info *tr_model_target(tr_model *m, uint64_t target_id)
 {
     uint64_t i;
     if (!target_id || !tr_u64map_get(&m->targets, target_id, &i))
         return 0;
-    return m->target_rec[i];
+    return &m->target_rec[i];
 }
 
 static int add_item(tr_device *d, tr_dev_item it)
@@ -75,75 +66,18 @@ static int add_metric(tr_device *d, uint64_t time, uint64_t value)
     return 0;
 }
 
-static void find_host_and_devices(tr_model *m)
+/* The devices the pass saw, but the host, by number. */
+static int settle_devices(tr_model *m)
 {
-    m->host_device = -2;
-    for (size_t s = 0; s < m->data.nstreams && m->host_device == -2; s++) {
-        const tr_stream *st = &m->data.streams[s];
-        for (size_t i = 0; i < st->n; i++) {
-            const tr_record *r = &st->rec[i];
-            if (r->type != TR_REC_DATA_OP)
-                continue;
-            if (tr_optype_is_to_device(r->sub) || tr_optype_is_alloc(r->sub)) {
-                m->host_device = r->dev;
-                break;
-            }
-            if (tr_optype_is_from_device(r->sub)) {
-                m->host_device = r->dev2;
-                break;
-            }
-        }
-    }
-    size_t cap = 0;
-    for (size_t s = 0; s < m->data.nstreams; s++) {
-        const tr_stream *st = &m->data.streams[s];
-        for (size_t i = 0; i < st->n; i++) {
-            const tr_record *r = &st->rec[i];
-            switch (r->type) {
-            case TR_REC_DEVICE_INIT:
-            case TR_REC_DEVICE_LOAD:
-            case TR_REC_TARGET:
-            case TR_REC_SUBMIT:
-                note_device(m, r->dev, &cap);
-                break;
-            case TR_REC_DATA_OP:
-                note_device(m, r->dev, &cap);
-                note_device(m, r->dev2, &cap);
-                break;
-            default:
-                break;
-            }
-        }
-    }
+    const tr_model_scan *sc = &m->scan;
+    m->devices = calloc(sc->ndevices ? sc->ndevices : 1, sizeof *m->devices);
+    if (!m->devices)
+        return -1;
+    for (size_t i = 0; i < sc->ndevices; i++)
+        if (sc->devices[i] != m->host_device)
+            m->devices[m->ndevices++] = (tr_device){.num = sc->devices[i]};
     if (m->ndevices)
         qsort(m->devices, m->ndevices, sizeof *m->devices, by_num);
-}
-
-static int is_target_begin(const tr_record *r)
-{
-    return r->type == TR_REC_TARGET && r->phase != TR_PHASE_END && r->id;
-}
-
-static int index_targets(tr_model *m)
-{
-    size_t n = 0;
-    for (size_t s = 0; s < m->data.nstreams; s++)
-        for (size_t i = 0; i < m->data.streams[s].n; i++)
-            n += is_target_begin(&m->data.streams[s].rec[i]);
-    if (tr_u64map_reserve(&m->targets, n))
-        return -1;
-    for (size_t s = 0; s < m->data.nstreams; s++) {
-        const tr_stream *st = &m->data.streams[s];
-        for (size_t i = 0; i < st->n; i++) {
-            const tr_record *r = &st->rec[i];
-            if (!is_target_begin(r))
-                continue;
-            if (grow((void **)&m->target_rec, &m->captarget_rec, m->ntarget_rec, sizeof *m->target_rec) ||
-                tr_u64map_put(&m->targets, r->id, m->ntarget_rec))
-                return -1;
-            m->target_rec[m->ntarget_rec++] = r;
-        }
-    }
     return 0;
 }
 
@@ -160,8 +94,8 @@ static int account_memory(tr_model *m)
 {
     size_t n = 0, cap = 0;
     const tr_record **ops = 0;
-    for (size_t s = 0; s < m->data.nstreams; s++) {
-        const tr_stream *st = &m->data.streams[s];
+    for (size_t s = 0; s < m->kept.nstreams; s++) {
+        const tr_stream *st = &m->kept.streams[s];
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
             if (r->type != TR_REC_DATA_OP || r->phase == TR_PHASE_BEGIN)
@@ -234,14 +168,14 @@ static int device_of_submit(tr_model *m, const tr_record *r)
 {
     if (r->dev >= 0 && r->dev != m->host_device)
         return r->dev;
-    const tr_record *t = tr_model_target(m, r->u[0]);
+    const tr_target_info *t = tr_model_target(m, r->u[0]);
     return t ? t->dev : -1;
 }
 
 static int collect_device_items(tr_model *m, const tr_model_labels *labels)
 {
-    for (size_t s = 0; s < m->data.nstreams; s++) {
-        const tr_stream *st = &m->data.streams[s];
+    for (size_t s = 0; s < m->kept.nstreams; s++) {
+        const tr_stream *st = &m->kept.streams[s];
         tr_u64map open = {0}; /* host_op_id -> device index << 32 | item index */
         for (size_t i = 0; i < st->n; i++) {
             const tr_record *r = &st->rec[i];
@@ -259,10 +193,10 @@ static int collect_device_items(tr_model *m, const tr_model_labels *labels)
                 d = tr_model_device(m, device_of_submit(m, r));
                 if (!d)
                     break;
-                const tr_record *t = tr_model_target(m, r->u[0]);
+                const tr_target_info *t = tr_model_target(m, r->u[0]);
                 tr_dev_item it = {.start = r->time, .end = r->time, .rec = r,
                                   .is_point = r->phase == TR_PHASE_POINT,
-                                  .region = labels->kernel(labels->ctx, t ? t->u[0] : r->u[1])};
+                                  .region = labels->kernel(labels->ctx, t ? t->codeptr : r->u[1])};
                 if (add_item(d, it))
                     break;
                 if (r->phase == TR_PHASE_BEGIN && r->id)
@@ -279,9 +213,6 @@ static int collect_device_items(tr_model *m, const tr_model_labels *labels)
                     d->type = tr_journal_text(m->jd, r->u[0]);
                 add_item(d, (tr_dev_item){.start = r->time, .end = r->time, .rec = r, .is_point = 1,
                                           .region = labels->device_event(labels->ctx, r->type)});
-                break;
-            case TR_REC_TARGET_MAP:
-                m->target_maps++;
                 break;
             default:
                 break;
@@ -341,18 +272,17 @@ static void assign_lanes(tr_device *d)
 
 int tr_model_build(tr_model *m, const tr_model_labels *labels)
 {
-    for (size_t s = 0; s < m->data.nstreams; s++) {
-        const tr_stream *st = &m->data.streams[s];
-        for (size_t i = 0; i < st->n; i++) {
-            uint64_t t = st->rec[i].time;
-            if (t < m->t_min)
-                m->t_min = t;
-            if (t > m->t_max)
-                m->t_max = t;
-        }
+    m->data = m->jd->data;
+    memset(&m->jd->data, 0, sizeof m->jd->data);
+    if (m->jd->end_ns > m->t_max)
+        m->t_max = m->jd->end_ns;
+    if (!m->kept.streams) { /* no record at all */
+        m->kept.streams = calloc(m->data.nstreams ? m->data.nstreams : 1, sizeof *m->kept.streams);
+        m->kept.nstreams = m->data.nstreams;
+        if (!m->kept.streams || tr_omp_model_begin(m->jd, m->data.nstreams, &m->omp))
+            return -1;
     }
-    find_host_and_devices(m);
-    if (index_targets(m) || account_memory(m) || collect_device_items(m, labels))
+    if (settle_devices(m) || account_memory(m) || collect_device_items(m, labels))
         return -1;
     uint64_t loc = m->data.nstreams;
     for (size_t i = 0; i < m->ndevices; i++) {
@@ -360,9 +290,8 @@ int tr_model_build(tr_model *m, const tr_model_labels *labels)
         m->devices[i].first_location = loc;
         loc += m->devices[i].nlanes;
     }
-    if (tr_link_model_build(m->jd, &m->data, &m->links) ||
-        tr_mpit_model_build(&m->mpit, m->jd, &m->data, tr_model_mpit_first(m), &m->t_min, &m->t_max) ||
-        tr_omp_model_build(m->jd, &m->data, &m->omp))
+    if (tr_link_model_build(m->jd, &m->kept, &m->links) ||
+        tr_mpit_model_build(&m->mpit, m->jd, &m->kept, tr_model_mpit_first(m), &m->t_min, &m->t_max))
         return -1;
     return 0;
 }
@@ -393,6 +322,17 @@ void tr_model_release_events(tr_model *m)
     }
     free(m->target_rec);
     m->target_rec = 0;
+    if (m->far)
+        for (size_t s = 0; s < m->kept.nstreams; s++) {
+            tr_u64map_free(&m->far[s].by_id);
+            free(m->far[s].ends);
+        }
+    free(m->far);
+    m->far = 0;
+    tr_collected_free(&m->kept);
+    free(m->scan.kept_cap);
+    m->scan.kept_cap = 0;
+    tr_u64map_free(&m->scan.far_ids);
     m->ntarget_rec = m->captarget_rec = 0;
     tr_u64map_free(&m->targets);
     tr_u64map_free(&m->delete_bytes);
@@ -410,6 +350,7 @@ void tr_model_release_events(tr_model *m)
 void tr_model_free(tr_model *m)
 {
     tr_model_release_events(m);
+    free(m->scan.devices);
     free(m->devices);
     tr_mpit_model_free(&m->mpit);
     tr_collected_free(&m->data);

@@ -59,17 +59,63 @@ typedef struct tr_model_labels {
     void *ctx;
 } tr_model_labels;
 
+/* What the model keeps of a target construct's begin. */
+typedef struct tr_target_info {
+    int dev;
+    uint64_t codeptr;
+} tr_target_info;
+
+/* A data op's end farther than TR_MODEL_DATA_OP_END_NEAR records after its
+ * begin: the host writer, which looks only that far ahead, finds it here. */
+typedef struct tr_far_end {
+    uint64_t pos; /* its index in its stream */
+    tr_record rec;
+} tr_far_end;
+
+typedef struct tr_stream_far_ends {
+    tr_u64map by_id; /* host_op_id -> index in ends of its last far end */
+    tr_far_end *ends;
+    size_t n, cap;
+} tr_stream_far_ends;
+
+/* How far after a data op's begin its end is looked for in the stream
+ * itself (a cursor's lookahead, stream_cursor.h, reaches that far). */
+#define TR_MODEL_DATA_OP_END_NEAR 64
+
+/* The one pass's state while it reads a stream (model_scan.c). */
+typedef struct tr_model_scan {
+    size_t stream;  /* being read */
+    uint64_t pos;   /* index of the next record in it */
+    struct {
+        uint64_t pos, id;
+        int found;
+    } pending[TR_MODEL_DATA_OP_END_NEAR + 1]; /* the data op begins of the last NEAR records */
+    size_t head, count;
+    tr_u64map far_ids;   /* begins whose end was not near: their ids */
+    size_t *kept_cap;    /* per stream */
+    int *devices;        /* every device number seen */
+    size_t ndevices, capdevices;
+    int prev_kept_mpit;  /* the record before was an MPI_T record kept */
+} tr_model_scan;
+
 typedef struct tr_model {
     tr_journal_data *jd;   /* the run, as its journal tells it */
-    tr_collected data;     /* moved out of jd: one stream per thread */
+    tr_collected data;     /* moved out of jd: one stream per thread, counts only
+                            * (read again with tr_journal_stream_open) */
+    tr_collected kept;     /* per stream, copies of the records the models read
+                            * again after the pass: kernels and device events,
+                            * allocs and deletes, MPI_T events (model_scan.c) */
+    tr_stream_far_ends *far; /* per stream */
+    tr_model_scan scan;
+    int beyond_bookkeeping; /* a record beyond the initial thread and task */
     uint64_t t_min, t_max; /* ns */
     int host_device;       /* OpenMP number of the host, -2 when unknown */
 
     tr_device *devices;    /* by number */
     size_t ndevices;
 
-    tr_u64map targets;       /* target_id -> index of its begin record, see target_rec */
-    const tr_record **target_rec;
+    tr_u64map targets;       /* target_id -> index in target_rec */
+    tr_target_info *target_rec;
     size_t ntarget_rec, captarget_rec;
     tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
     tr_u64map delete_host;   /* host_op_id of a delete -> host address its alloc mapped */
@@ -82,13 +128,21 @@ typedef struct tr_model {
     tr_omp_model omp;        /* host OpenMP states (TR_REC_OMP) */
 } tr_model;
 
-/* Builds the whole model of m->jd's streams (m->data, with t_min and t_max
- * preset: t_max the run's end): devices and their items, labelled through
- * @labels, then the link, MPI_T and OpenMP models. Returns 0, or -1 out of
- * memory. */
+/* The model is built in one pass over the journal's records, which it
+ * never holds all at once: tr_model_begin, then tr_journal_load_visiting(
+ * ..., tr_model_visit, m, ...) into m->jd, then tr_model_build. */
+void tr_model_begin(tr_model *m, tr_journal_data *jd);
+/* A tr_journal_visit_fn: @m is the tr_model. */
+int tr_model_visit(void *m, size_t stream, const tr_record *r);
+/* Moves the streams out of m->jd (m->data), then builds what needs every
+ * stream: devices and their items, labelled through @labels, then the link
+ * and MPI_T models. Returns 0, or -1 out of memory. */
 int tr_model_build(tr_model *m, const tr_model_labels *labels);
 tr_device *tr_model_device(tr_model *m, int num);
-const tr_record *tr_model_target(tr_model *m, uint64_t target_id);
+const tr_target_info *tr_model_target(tr_model *m, uint64_t target_id);
+/* The end of the data op whose begin is record @pos of @stream when it lies
+ * farther than TR_MODEL_DATA_OP_END_NEAR records after it; NULL otherwise. */
+const tr_record *tr_model_far_end(const tr_model *m, size_t stream, uint64_t pos, uint64_t id);
 /* The location of MPI_T source locations' first one: after the host
  * streams and every device's lanes. */
 uint64_t tr_model_mpit_first(const tr_model *m);

@@ -44,52 +44,49 @@ static tr_omp_parallel *parallel_of(tr_omp_model *m, uint64_t id, int create)
     return p;
 }
 
-int tr_omp_model_build(const tr_journal_data *jd, const tr_collected *data, tr_omp_model *m)
+int tr_omp_model_begin(const tr_journal_data *jd, size_t nstreams, tr_omp_model *m)
 {
     memset(m, 0, sizeof *m);
     m->mode = mode_of(jd);
-    m->has_omp = calloc(data->nstreams ? data->nstreams : 1, 1);
-    if (!m->has_omp)
-        return -1;
-    for (size_t s = 0; s < data->nstreams; s++) {
-        const tr_stream *st = &data->streams[s];
-        for (size_t i = 0; i < st->n; i++) {
-            const tr_record *r = &st->rec[i];
-            if (r->type != TR_REC_OMP)
-                continue;
-            m->has_omp[s] = 1;
-            m->any = 1;
-            tr_omp_parallel *p;
-            switch (r->sub) {
-            case TR_OMP_PARALLEL:
-                if (!r->id || !(p = parallel_of(m, r->id, 1)))
-                    break;
-                if (r->phase == TR_PHASE_BEGIN) {
-                    p->codeptr = r->u[0];
-                    p->stream = (uint32_t)s;
-                    p->runtime = r->u[2] == 1;
-                } else {
-                    p->end = r->time;
-                    if (p->stream == s && p->team_end == UINT64_MAX)
-                        p->team_end = r->time; /* its implicit task's end was not seen */
-                }
-                break;
-            case TR_OMP_IMPLICIT_TASK:
-                /* The encountering thread's own implicit task ends after its
-                 * join barrier: every thread of the team has arrived. */
-                if (r->phase == TR_PHASE_END && r->id && (p = parallel_of(m, r->id, 0)) && p->stream == s &&
-                    p->team_end == UINT64_MAX)
-                    p->team_end = r->time;
-                break;
-            case TR_OMP_TASK_CREATE:
-                if ((r->dev & ompt_task_explicit) && r->id &&
-                    tr_u64map_put(&m->task_codeptr, r->id, r->u[0] ? r->u[0] : 1))
-                    return -1;
-                break;
-            default:
-                break;
-            }
+    m->has_omp = calloc(nstreams ? nstreams : 1, 1);
+    return m->has_omp ? 0 : -1;
+}
+
+int tr_omp_model_visit(tr_omp_model *m, size_t s, const tr_record *r)
+{
+    if (r->type != TR_REC_OMP)
+        return 0;
+    m->has_omp[s] = 1;
+    m->any = 1;
+    tr_omp_parallel *p;
+    switch (r->sub) {
+    case TR_OMP_PARALLEL:
+        if (!r->id || !(p = parallel_of(m, r->id, 1)))
+            break;
+        if (r->phase == TR_PHASE_BEGIN) {
+            p->codeptr = r->u[0];
+            p->stream = (uint32_t)s;
+            p->runtime = r->u[2] == 1;
+        } else {
+            p->end = r->time;
+            if (p->stream == s && p->team_end == UINT64_MAX)
+                p->team_end = r->time; /* its implicit task's end was not seen */
         }
+        break;
+    case TR_OMP_IMPLICIT_TASK:
+        /* The encountering thread's own implicit task ends after its
+         * join barrier: every thread of the team has arrived. */
+        if (r->phase == TR_PHASE_END && r->id && (p = parallel_of(m, r->id, 0)) && p->stream == s &&
+            p->team_end == UINT64_MAX)
+            p->team_end = r->time;
+        break;
+    case TR_OMP_TASK_CREATE:
+        if ((r->dev & ompt_task_explicit) && r->id &&
+            tr_u64map_put(&m->task_codeptr, r->id, r->u[0] ? r->u[0] : 1))
+            return -1;
+        break;
+    default:
+        break;
     }
     return 0;
 }

@@ -40,10 +40,12 @@ typedef struct tr_omp_model {
     tr_u64map task_codeptr;     /* explicit task id -> codeptr of its task_create (1 when none) */
 } tr_omp_model;
 
-/* The mode from @jd's configuration and the maps above, from @data's
- * streams. Returns 0, or -1 out of memory. Part of the model layer
- * (model.h): no OTF2. */
-int tr_omp_model_build(const tr_journal_data *jd, const tr_collected *data, tr_omp_model *m);
+/* The mode from @jd's configuration, for a journal of @nstreams streams;
+ * the maps above are then filled by tr_omp_model_visit, given every record
+ * of every stream once (the model's one pass, model_scan.c). Both return 0,
+ * or -1 out of memory. Part of the model layer (model.h): no OTF2. */
+int tr_omp_model_begin(const tr_journal_data *jd, size_t nstreams, tr_omp_model *m);
+int tr_omp_model_visit(tr_omp_model *m, size_t stream, const tr_record *r);
 void tr_omp_model_free(tr_omp_model *m);
 /* The parallel region of @id, or NULL. */
 const tr_omp_parallel *tr_omp_model_parallel(const tr_omp_model *m, uint64_t id);

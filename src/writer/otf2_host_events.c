@@ -216,32 +216,23 @@ static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
 
 /* The Enter of a data op carries what only its end reports (the address an
  * alloc produced). The end follows its begin within a few records: looked
- * for there first; the stream's index of every end is built only when one
- * is farther (then once). */
-typedef struct data_op_ends {
-    const tr_stream *st;
-    tr_u64map far; /* host_op_id -> index of its end */
-    int indexed;
-} data_op_ends;
-
-#define DATA_OP_END_NEAR 64
-
-static const tr_record *data_op_end(data_op_ends *d, size_t begin)
+ * for there, in the cursor's lookahead; the model's pass kept the rare end
+ * that lies farther (tr_model_far_end). @r is record @pos, the one the
+ * cursor yielded last. */
+static const tr_record *data_op_end(const tr_writer *w, tr_stream_cursor *cur, size_t stream, uint64_t pos,
+                                    const tr_record *r)
 {
-    const tr_record *rec = d->st->rec;
-    uint64_t id = rec[begin].id, e;
+    uint64_t id = r->id;
     if (!id)
         return 0;
-    for (size_t j = begin + 1; j < d->st->n && j <= begin + DATA_OP_END_NEAR; j++)
-        if (rec[j].type == TR_REC_DATA_OP && rec[j].phase == TR_PHASE_END && rec[j].id == id)
-            return &rec[j];
-    if (!d->indexed) {
-        d->indexed = 1;
-        for (size_t j = 0; j < d->st->n; j++)
-            if (rec[j].type == TR_REC_DATA_OP && rec[j].phase == TR_PHASE_END && rec[j].id)
-                tr_u64map_put(&d->far, rec[j].id, j);
+    for (size_t k = 0; k < TR_MODEL_DATA_OP_END_NEAR; k++) {
+        const tr_record *e = tr_stream_cursor_peek(cur, k);
+        if (!e)
+            return 0; /* the stream ends here: no end farther either */
+        if (e->type == TR_REC_DATA_OP && e->phase == TR_PHASE_END && e->id == id)
+            return e;
     }
-    return tr_u64map_get(&d->far, id, &e) && e > begin ? &rec[e] : 0;
+    return tr_model_far_end(&w->m, stream, pos, id);
 }
 
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents)
@@ -249,19 +240,21 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
     const tr_stream *st = &w->m.data.streams[stream];
     host_ctx c = {.w = w, .ew = OTF2_Archive_GetEvtWriter(ar, tr_host_location(w, stream)),
                   .al = OTF2_AttributeList_New(), .stream = stream};
-    if (!c.ew || !c.al || tr_omp_host_init(&c)) {
+    /* A stream without records (a loss alone) has no cursor. */
+    tr_stream_cursor *cur = st->n ? tr_journal_stream_open(w->m.jd, st) : 0;
+    if (!c.ew || !c.al || (st->n && !cur) || tr_omp_host_init(&c)) {
         if (c.al)
             OTF2_AttributeList_Delete(c.al);
+        tr_stream_cursor_close(cur);
         tr_omp_host_free(&c);
         return -1;
     }
     int omp = w->m.omp.has_omp[stream];
-    data_op_ends ends = {.st = st};
 
     if (stream == 0)
         write_program_begin(w, c.ew);
-    for (size_t i = 0; i < st->n; i++) {
-        const tr_record *r = &st->rec[i];
+    uint64_t i = 0;
+    for (const tr_record *r; cur && (r = tr_stream_cursor_next(cur)); i++) {
         if (omp)
             tr_omp_host_before(&c, r);
         switch (r->type) {
@@ -280,7 +273,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
                 else
                     link_events_after(&c, r->id, r->time);
             } else {
-                write_data_op(&c, r, data_op_end(&ends, i));
+                write_data_op(&c, r, data_op_end(w, cur, stream, i, r));
             }
             break;
         case TR_REC_USER_REGION: {
@@ -359,7 +352,7 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         OTF2_EvtWriter_ProgramEnd(c.ew, 0, w->m.t_max,
                                   w->m.jd->end.has_status ? w->m.jd->end.status : OTF2_UNDEFINED_INT64);
 
-    tr_u64map_free(&ends.far);
+    tr_stream_cursor_close(cur);
     tr_omp_host_free(&c);
     free(c.stack);
     OTF2_EvtWriter_GetNumberOfEvents(c.ew, nevents);

@@ -16,48 +16,31 @@
 static uint32_t label_kernel(void *w, uint64_t target_codeptr) { return tr_defs_region_kernel(w, target_codeptr); }
 static uint32_t label_device_event(void *w, uint8_t rec_type) { return tr_defs_region_device_event(w, rec_type); }
 
-/* Every OpenMP program begins its initial thread and initial task; alone
- * they say nothing the program did, so a journal with no other record is
- * as empty as one with none (a filter that keeps nothing writes nothing). */
-static int only_omp_bookkeeping(const tr_writer *w)
-{
-    for (size_t s = 0; s < w->m.data.nstreams; s++) {
-        const tr_stream *st = &w->m.data.streams[s];
-        for (size_t i = 0; i < st->n; i++) {
-            const tr_record *r = &st->rec[i];
-            if (r->type != TR_REC_OMP)
-                return 0;
-            if (r->sub != TR_OMP_THREAD && !(r->sub == TR_OMP_IMPLICIT_TASK && r->id == 0))
-                return 0;
-        }
-    }
-    return 1;
-}
-
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
     w->defs = defs;
     w->rank = -1;
-    w->m.jd = calloc(1, sizeof *w->m.jd);
-    if (!w->m.jd) {
+    tr_journal_data *jd = calloc(1, sizeof *jd);
+    if (!jd) {
         snprintf(err, errlen, "out of memory while reading %s", journal);
         return -1;
     }
-    if (tr_journal_load(journal, w->m.jd, err, errlen)) {
-        tr_journal_data_free(w->m.jd);
-        free(w->m.jd);
-        w->m.jd = 0;
+    /* One pass over the records builds what the model needs of them; the
+     * events are read again, a stream at a time, when they are written. */
+    tr_model_begin(&w->m, jd);
+    if (tr_journal_load_visiting(journal, jd, tr_model_visit, &w->m, err, errlen)) {
+        tr_model_free(&w->m);
         return -1;
     }
-    w->m.data = w->m.jd->data;
-    memset(&w->m.jd->data, 0, sizeof w->m.jd->data);
-    w->m.t_min = UINT64_MAX;
-    w->m.t_max = w->m.jd->end_ns;
-    if (!w->m.data.records || only_omp_bookkeeping(w))
-        return 1;
     const tr_model_labels labels = {.kernel = label_kernel, .device_event = label_device_event, .ctx = w};
-    if (tr_model_build(&w->m, &labels) || tr_mpit_define_attributes(w)) {
+    int built = tr_model_build(&w->m, &labels);
+    /* Every OpenMP program begins its initial thread and initial task; alone
+     * they say nothing the program did, so a journal with no other record is
+     * as empty as one with none (a filter that keeps nothing writes nothing). */
+    if (!built && (!w->m.data.records || !w->m.beyond_bookkeeping))
+        return 1;
+    if (built || tr_mpit_define_attributes(w)) {
         snprintf(err, errlen, "out of memory while analysing events of %s", journal);
         return -1;
     }
