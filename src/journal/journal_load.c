@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/grow.h"
 #include <time.h>
 
 #include "core/record.h"
@@ -21,18 +23,7 @@ typedef struct load_ctx {
     int oom;
 } load_ctx;
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
+static int grow(void **p, size_t *cap, size_t n, size_t size) { return tr_grow(p, cap, n, size, 64); }
 
 static int add_string(tr_journal_data *jd, const char *s, size_t max, uint32_t *index)
 {

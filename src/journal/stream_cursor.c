@@ -52,6 +52,14 @@ static int is_open_gap(const tr_record *r)
     return r->type == TR_REC_LOSS && r->u[3] && !r->time;
 }
 
+/* The ring slot @k records after the head; no division on a path taken
+ * twice per record (k < ring_cap always). */
+static inline size_t ring_slot(const tr_stream_cursor *c, size_t k)
+{
+    size_t i = c->head + k;
+    return i >= c->ring_cap ? i - c->ring_cap : i;
+}
+
 /* A location's stamps must not go back: OTF2 refuses such an event (and
  * the writer would lose it), so a stamp earlier than the one before it (a
  * loss record of an older journal stamped after the event behind it) is
@@ -73,7 +81,7 @@ static void emit(tr_stream_cursor *c, tr_record r)
     if (r.time < c->prev)
         r.time = c->prev;
     c->prev = r.time;
-    c->ring[(c->head + c->count++) % c->ring_cap] = r;
+    c->ring[ring_slot(c, c->count++)] = r;
     if (c->count > c->st.peak_buffered)
         c->st.peak_buffered = c->count;
 }
@@ -220,7 +228,7 @@ const tr_record *tr_stream_cursor_peek(tr_stream_cursor *c, size_t k)
     if (k >= TR_CURSOR_LOOKAHEAD)
         return 0;
     fill(c, k);
-    return k < c->count ? &c->ring[(c->head + k) % c->ring_cap] : 0;
+    return k < c->count ? &c->ring[ring_slot(c, k)] : 0;
 }
 
 const tr_record *tr_stream_cursor_next(tr_stream_cursor *c)
@@ -229,7 +237,7 @@ const tr_record *tr_stream_cursor_next(tr_stream_cursor *c)
     if (!c->count)
         return 0;
     const tr_record *r = &c->ring[c->head];
-    c->head = (c->head + 1) % c->ring_cap;
+    c->head = ring_slot(c, 1);
     c->count--;
     c->st.records++;
     c->st.last_time = r->time;

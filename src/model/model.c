@@ -10,23 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 #include "common/hugepage.h"
 #include "common/sort.h"
 #include "journal/data_op.h"
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 16;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    tr_hugepage_hint(q, c * size);
-    *p = q;
-    *cap = c;
-    return 0;
-}
+static int grow(void **p, size_t *cap, size_t n, size_t size) { return tr_grow(p, cap, n, size, 16); }
 
 static int by_num(const void *a, const void *b)
 {

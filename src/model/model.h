@@ -8,6 +8,13 @@
  * (omp_model.h). It also numbers a journal's locations: host streams first,
  * then each device's lanes, then the MPI_T sources with events.
  *
+ * Memory: the model is built in one pass over the records as the journal is
+ * decoded (model_scan.c) and holds none of the stream, only copies of the
+ * records that need every stream first (tr_model.kept) and what is built
+ * from them: O(kernels + allocs + deletes + MPI_T events + target
+ * constructs + parallel regions), nothing for marks, user regions, MPI
+ * calls or host OpenMP states.
+ *
  * Includes no OTF2 header: the OTF2 layer (src/writer/) includes this one,
  * never the reverse. Whatever the model must label for the writer (the
  * region of a kernel or a device event) it asks for through
@@ -94,6 +101,7 @@ typedef struct tr_model_scan {
     tr_u64map far_ids;   /* begins whose end was not near: their ids */
     size_t *kept_cap;    /* per stream */
     int *devices;        /* every device number seen */
+    int last_device;     /* the last one noted */
     size_t ndevices, capdevices;
     int prev_kept_mpit;  /* the record before was an MPI_T record kept */
 } tr_model_scan;

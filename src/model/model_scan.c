@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 #include "journal/data_op.h"
 
 void tr_model_begin(tr_model *m, tr_journal_data *jd)
@@ -23,20 +25,10 @@ void tr_model_begin(tr_model *m, tr_journal_data *jd)
     m->t_min = UINT64_MAX;
     m->host_device = -2;
     m->scan.stream = SIZE_MAX;
+    m->scan.last_device = -1;
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 16;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
+static int grow(void **p, size_t *cap, size_t n, size_t size) { return tr_grow(p, cap, n, size, 16); }
 
 /* The per-stream arrays, sized by the loader's stream layout (known before
  * the first record). */
@@ -54,8 +46,10 @@ static int start(tr_model *m)
 
 static void note_device(tr_model_scan *sc, int num)
 {
-    if (num < 0)
+    /* Records name the same one or two devices over and over. */
+    if (num < 0 || num == sc->last_device)
         return;
+    sc->last_device = num;
     for (size_t i = 0; i < sc->ndevices; i++)
         if (sc->devices[i] == num)
             return;
@@ -174,6 +168,11 @@ static int note_data_op_end(tr_model *m, size_t s, const tr_record *r)
     for (size_t i = 0, k = sc->head; i < sc->count; i++, k = (k + 1) % (TR_MODEL_DATA_OP_END_NEAR + 1))
         if (sc->pending[k].id == r->id)
             sc->pending[k].found = 1;
+    /* Found begins need no watching: usually the ring is empty again. */
+    while (sc->count && sc->pending[sc->head].found) {
+        sc->head = (sc->head + 1) % (TR_MODEL_DATA_OP_END_NEAR + 1);
+        sc->count--;
+    }
     return 0;
 }
 
