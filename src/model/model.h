@@ -29,6 +29,7 @@
 #include "core/record.h"
 #include "journal/collect.h"
 #include "journal/journal_load.h"
+#include "journal/stream_cursor.h"
 #include "model/link_model.h"
 #include "model/mpit_model.h"
 #include "model/omp_model.h"
@@ -39,7 +40,7 @@ typedef struct tr_dev_item {
     uint32_t region; /* the label tr_model_labels gave it */
     uint8_t incomplete, is_point;
     uint32_t lane;
-    const tr_record *rec; /* the begin (or point) record */
+    tr_record rec; /* the begin (or point) record */
 } tr_dev_item;
 
 typedef struct tr_dev_metric {
@@ -83,7 +84,17 @@ typedef struct tr_stream_far_ends {
     tr_u64map by_id; /* host_op_id -> index in ends of its last far end */
     tr_far_end *ends;
     size_t n, cap;
+    tr_u64map submit_end; /* position + 1 of a kernel's begin -> its end (TR_SUBMIT_*), when
+                           * that lies more than TR_MODEL_SUBMIT_END_NEAR records later */
 } tr_stream_far_ends;
+
+/* How far after a kernel's begin (a TR_REC_SUBMIT) its end is looked for in
+ * the stream (the whole of a cursor's lookahead). A kernel ends at the first
+ * SUBMIT record with its host_op_id after it: an END (its time), or another
+ * BEGIN (the id was reused: zero length); with neither it never ended. */
+#define TR_MODEL_SUBMIT_END_NEAR TR_CURSOR_LOOKAHEAD
+#define TR_SUBMIT_NEVER_ENDED UINT64_MAX
+#define TR_SUBMIT_ZERO_LENGTH (UINT64_MAX - 1)
 
 /* How far after a data op's begin its end is looked for in the stream
  * itself (a cursor's lookahead, stream_cursor.h, reaches that far). */
@@ -104,6 +115,8 @@ typedef struct tr_model_scan {
     int last_device;     /* the last one noted */
     size_t ndevices, capdevices;
     int prev_kept_mpit;  /* the record before was an MPI_T record kept */
+    tr_u64map open_submits; /* host_op_id -> position + 1 of a kernel begin not yet ended */
+    int any_link;        /* the journal names declare-target-link variables */
 } tr_model_scan;
 
 typedef struct tr_model {
@@ -116,15 +129,13 @@ typedef struct tr_model {
     tr_stream_far_ends *far; /* per stream */
     tr_model_scan scan;
     int beyond_bookkeeping; /* a record beyond the initial thread and task */
+    uint8_t *device_records; /* per stream: it holds a record the device pass reads */
     uint64_t t_min, t_max; /* ns */
     int host_device;       /* OpenMP number of the host, -2 when unknown */
 
     tr_device *devices;    /* by number */
     size_t ndevices;
 
-    tr_u64map targets;       /* target_id -> index in target_rec */
-    tr_target_info *target_rec;
-    size_t ntarget_rec, captarget_rec;
     tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
     tr_u64map delete_host;   /* host_op_id of a delete -> host address its alloc mapped */
 
@@ -142,12 +153,17 @@ typedef struct tr_model {
 void tr_model_begin(tr_model *m, tr_journal_data *jd);
 /* A tr_journal_visit_fn: @m is the tr_model. */
 int tr_model_visit(void *m, size_t stream, const tr_record *r);
+/* After the last record (tr_model_build calls it). Returns 0, or -1. */
+int tr_model_scan_end(tr_model *m);
+/* Where the kernel begun at record @begin_pos of @stream ends when that is
+ * more than TR_MODEL_SUBMIT_END_NEAR records later: a time,
+ * TR_SUBMIT_ZERO_LENGTH, or TR_SUBMIT_NEVER_ENDED (also when it is near). */
+uint64_t tr_model_far_submit_end(const tr_model *m, size_t stream, uint64_t begin_pos);
 /* Moves the streams out of m->jd (m->data), then builds what needs every
  * stream: devices and their items, labelled through @labels, then the link
  * and MPI_T models. Returns 0, or -1 out of memory. */
 int tr_model_build(tr_model *m, const tr_model_labels *labels);
 tr_device *tr_model_device(tr_model *m, int num);
-const tr_target_info *tr_model_target(tr_model *m, uint64_t target_id);
 /* The end of the data op whose begin is record @pos of @stream when it lies
  * farther than TR_MODEL_DATA_OP_END_NEAR records after it; NULL otherwise. */
 const tr_record *tr_model_far_end(const tr_model *m, size_t stream, uint64_t pos, uint64_t id);

@@ -17,6 +17,7 @@
 #include "common/grow.h"
 
 #include "journal/data_op.h"
+#include "model/device_pass.h"
 
 void tr_model_begin(tr_model *m, tr_journal_data *jd)
 {
@@ -39,8 +40,11 @@ static int start(tr_model *m)
     m->kept.nstreams = m->jd->data.nstreams;
     m->scan.kept_cap = calloc(n, sizeof *m->scan.kept_cap);
     m->far = calloc(n, sizeof *m->far);
-    if (!m->kept.streams || !m->scan.kept_cap || !m->far)
+    m->device_records = calloc(n, 1);
+    if (!m->kept.streams || !m->scan.kept_cap || !m->far || !m->device_records)
         return -1;
+    for (uint32_t i = 0; i < m->jd->nvariables; i++)
+        m->scan.any_link |= m->jd->variables[i].ref_ptr != 0;
     return tr_omp_model_begin(m->jd, m->jd->data.nstreams, &m->omp);
 }
 
@@ -82,37 +86,22 @@ static void note_host_and_devices(tr_model *m, const tr_record *r)
     }
 }
 
-static int note_target(tr_model *m, const tr_record *r)
-{
-    if (r->type != TR_REC_TARGET || r->phase == TR_PHASE_END || !r->id)
-        return 0;
-    if (grow((void **)&m->target_rec, &m->captarget_rec, m->ntarget_rec, sizeof *m->target_rec) ||
-        tr_u64map_put(&m->targets, r->id, m->ntarget_rec))
-        return -1;
-    m->target_rec[m->ntarget_rec++] = (tr_target_info){r->dev, r->u[0]};
-    return 0;
-}
-
 /* The records tr_model_build reads again. An MPI_T event's continuation
  * records are kept only right behind it, as they were recorded, so that the
  * MPI_T model sees the same runs in the copies as in the stream. */
 static int wanted(tr_model *m, const tr_record *r)
 {
     switch (r->type) {
-    case TR_REC_SUBMIT:
-    case TR_REC_DEVICE_INIT:
-    case TR_REC_DEVICE_FINI:
-    case TR_REC_DEVICE_LOAD:
-    case TR_REC_DEVICE_UNLOAD:
     case TR_REC_MPIT:
     case TR_REC_MPIT_DROP:
         return 1;
     case TR_REC_MPIT_MORE:
         return m->scan.prev_kept_mpit;
     case TR_REC_DATA_OP:
-        /* Device memory and link mappings read ends only. */
-        return r->phase != TR_PHASE_BEGIN && (tr_optype_is_alloc(r->sub) || tr_optype_is_delete(r->sub) ||
-                                               (tr_optype_is_to_device(r->sub) && r->u[3] == 8));
+        /* Link mappings read ends only. */
+        return m->scan.any_link && r->phase != TR_PHASE_BEGIN &&
+               (tr_optype_is_alloc(r->sub) || tr_optype_is_delete(r->sub) ||
+                (tr_optype_is_to_device(r->sub) && r->u[3] == 8));
     default:
         return 0;
     }
@@ -125,6 +114,43 @@ static int keep(tr_model *m, size_t s, const tr_record *r)
         return -1;
     k->rec[k->n++] = *r;
     m->kept.records++;
+    return 0;
+}
+
+static int far_submit(tr_model *m, size_t s, uint64_t begin_pos, uint64_t end)
+{
+    return tr_u64map_put(&m->far[s].submit_end, begin_pos + 1, end);
+}
+
+/* The kernels of the stream just read that never ended, and whose begin lies
+ * far enough from its end for the writer not to see that. */
+static int end_stream(tr_model *m)
+{
+    tr_model_scan *sc = &m->scan;
+    int rc = 0;
+    if (sc->stream != SIZE_MAX && sc->pos)
+        for (size_t k = 0; k < sc->open_submits.cap && !rc; k++) {
+            uint64_t id, p1;
+            if (tr_u64map_at(&sc->open_submits, k, &id, &p1) && sc->pos - 1 - (p1 - 1) >= TR_MODEL_SUBMIT_END_NEAR)
+                rc = far_submit(m, sc->stream, p1 - 1, TR_SUBMIT_NEVER_ENDED);
+        }
+    tr_u64map_free(&sc->open_submits);
+    return rc;
+}
+
+/* Where each kernel ends (TR_MODEL_SUBMIT_END_NEAR says how): kept only
+ * when the writer, looking that far ahead, would not find it. */
+static int note_submit(tr_model *m, size_t s, const tr_record *r)
+{
+    tr_model_scan *sc = &m->scan;
+    if (r->type != TR_REC_SUBMIT || !r->id || r->phase == TR_PHASE_POINT)
+        return 0;
+    uint64_t p1;
+    if (tr_u64map_del(&sc->open_submits, r->id, &p1) && sc->pos - (p1 - 1) > TR_MODEL_SUBMIT_END_NEAR &&
+        far_submit(m, s, p1 - 1, r->phase == TR_PHASE_END ? r->time : TR_SUBMIT_ZERO_LENGTH))
+        return -1;
+    if (r->phase == TR_PHASE_BEGIN && tr_u64map_put(&sc->open_submits, r->id, sc->pos + 1))
+        return -1;
     return 0;
 }
 
@@ -197,8 +223,11 @@ int tr_model_visit(void *vm, size_t s, const tr_record *r)
     tr_model *m = vm;
     if (!m->kept.streams && start(m))
         return -1;
-    if (s != m->scan.stream)
+    if (s != m->scan.stream) {
+        if (end_stream(m))
+            return -1;
         new_stream(m, s);
+    }
     if (r->time < m->t_min)
         m->t_min = r->time;
     if (r->time > m->t_max)
@@ -207,14 +236,26 @@ int tr_model_visit(void *vm, size_t s, const tr_record *r)
         m->beyond_bookkeeping = 1;
     if (r->type == TR_REC_TARGET_MAP)
         m->target_maps++;
+    if (!m->device_records[s])
+        m->device_records[s] = tr_device_pass_reads(r);
     note_host_and_devices(m, r);
     int kept = wanted(m, r);
-    if (note_target(m, r) || note_data_op(m, s, r) || tr_omp_model_visit(&m->omp, s, r) ||
+    if (note_submit(m, s, r) || note_data_op(m, s, r) || tr_omp_model_visit(&m->omp, s, r) ||
         (kept && keep(m, s, r)))
         return -1;
     m->scan.prev_kept_mpit = kept && (r->type == TR_REC_MPIT || r->type == TR_REC_MPIT_MORE);
     m->scan.pos++;
     return 0;
+}
+
+int tr_model_scan_end(tr_model *m) { return end_stream(m); }
+
+uint64_t tr_model_far_submit_end(const tr_model *m, size_t stream, uint64_t begin_pos)
+{
+    uint64_t end;
+    if (!m->far || stream >= m->data.nstreams || !tr_u64map_get(&m->far[stream].submit_end, begin_pos + 1, &end))
+        return TR_SUBMIT_NEVER_ENDED;
+    return end;
 }
 
 const tr_record *tr_model_far_end(const tr_model *m, size_t stream, uint64_t pos, uint64_t id)

@@ -60,7 +60,7 @@ static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, co
 
 static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_device *d, const tr_dev_item *it)
 {
-    const tr_record *r = it->rec;
+    const tr_record *r = &it->rec;
     switch (r->type) {
     case TR_REC_SUBMIT:
         tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)d->num);
