@@ -16,7 +16,8 @@ int tr_device_pass_reads(const tr_record *r)
     case TR_REC_DEVICE_UNLOAD:
         return 1;
     case TR_REC_DATA_OP:
-        return r->phase != TR_PHASE_BEGIN && (tr_optype_is_alloc(r->sub) || tr_optype_is_delete(r->sub));
+        /* a delete's begin too: the model's pass asks its thread's view there */
+        return tr_optype_is_delete(r->sub) || (r->phase != TR_PHASE_BEGIN && tr_optype_is_alloc(r->sub));
     default:
         return 0;
     }
@@ -93,7 +94,7 @@ int tr_device_pass(tr_model *m, const tr_model_labels *labels, tr_dev_sink sink)
     for (size_t i = 0; i < n; i++)
         tr_stream_cursor_close(h[i].cur);
     if (!rc)
-        tr_device_stream_finish(&ds);
+        rc = tr_device_stream_finish(&ds);
     if (h)
         tr_device_stream_free(&ds);
     free(h);

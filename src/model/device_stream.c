@@ -17,6 +17,18 @@ int tr_device_stream_init(tr_device_stream *ds, tr_model *m, const tr_model_labe
     ds->open_submits = calloc(m->data.nstreams ? m->data.nstreams : 1, sizeof *ds->open_submits);
     if (!ds->dev || !ds->open_submits)
         return -1;
+    if (sink.model_pass) {
+        ds->local = calloc(m->data.nstreams ? m->data.nstreams : 1, sizeof *ds->local);
+        if (!ds->local)
+            return -1;
+        int *nums = tr_model_device_numbers(m);
+        int rc = nums ? 0 : -1;
+        for (size_t s = 0; !rc && s < m->data.nstreams; s++)
+            rc = tr_local_allocs_init(&ds->local[s], nums, m->ndevices);
+        free(nums);
+        if (rc)
+            return -1;
+    }
     for (size_t i = 0; i < m->ndevices; i++)
         ds->dev[i].nlanes = 1;
     return 0;
@@ -104,7 +116,7 @@ static int submit(tr_device_stream *ds, size_t stream, uint64_t pos, const tr_re
 {
     tr_model *m = ds->m;
     if (r->phase == TR_PHASE_END) {
-        if (!r->id || !tr_u64map_del(&ds->open_submits[stream], r->id, 0))
+        if ((!r->id || !tr_u64map_del(&ds->open_submits[stream], r->id, 0)) && ds->sink.model_pass)
             m->stray_ends++;
         return 0;
     }
@@ -121,7 +133,7 @@ static int submit(tr_device_stream *ds, size_t stream, uint64_t pos, const tr_re
             /* A kernel whose end never came lasts until the end of the run. */
             end = m->t_max;
             incomplete = 1;
-            m->incomplete++;
+            m->incomplete += ds->sink.model_pass != 0;
         } else if (e != TR_SUBMIT_ZERO_LENGTH) {
             end = e;
         }
@@ -150,7 +162,6 @@ static int device_event(tr_device_stream *ds, const tr_record *r)
  * its size is the size of the alloc that produced its address. */
 static int memory(tr_device_stream *ds, const tr_record *r)
 {
-    tr_model *m = ds->m;
     int alloc = tr_optype_is_alloc(r->sub);
     size_t di;
     if (!device_at(ds, alloc ? r->dev2 : r->dev, &di))
@@ -166,15 +177,38 @@ static int memory(tr_device_stream *ds, const tr_record *r)
         if (r->u[1] && tr_u64map_put(&st->live_host, addr, r->u[1]))
             return -1;
         st->in_use += r->u[3];
-    } else if (tr_u64map_del(&st->live, addr, &bytes)) {
-        st->in_use -= bytes;
-        uint64_t key = r->id ? r->id : (uint64_t)-1, host;
-        if (tr_u64map_put(&m->delete_bytes, key, bytes))
-            return -1;
-        if (tr_u64map_del(&st->live_host, addr, &host) && tr_u64map_put(&m->delete_host, key, host))
+    } else {
+        tr_delete_answer freed = {0};
+        if (tr_u64map_del(&st->live, addr, &bytes)) {
+            st->in_use -= bytes;
+            freed = (tr_delete_answer){.has_bytes = 1, .bytes = bytes};
+            freed.has_host = tr_u64map_del(&st->live_host, addr, &freed.host);
+        }
+        if (ds->sink.model_pass && tr_delete_info_end(&ds->m->deletes, r->id, freed))
             return -1;
     }
     return ds->sink.metric(ds->sink.ctx, di, r->time, st->in_use);
+}
+
+/* The model's pass asks each delete's thread, at its begin, what it frees
+ * (the host writer will ask the same there), and the device memory, at its
+ * end, in time order: delete_info.h keeps where the two differ. */
+static int data_op(tr_device_stream *ds, size_t stream, uint64_t pos, const tr_record *r, tr_stream_cursor *cur)
+{
+    int alloc = tr_optype_is_alloc(r->sub), del = tr_optype_is_delete(r->sub);
+    if (!alloc && !del)
+        return 0;
+    tr_model *m = ds->m;
+    if (ds->sink.model_pass && del && r->phase != TR_PHASE_END && r->id) {
+        const tr_record *end = r->phase == TR_PHASE_POINT ? r : tr_model_data_op_end(m, cur, stream, pos, r);
+        if (tr_delete_info_begin(&m->deletes, r->id, tr_local_allocs_ask(&ds->local[stream], end)))
+            return -1;
+    }
+    if (r->phase == TR_PHASE_BEGIN)
+        return 0;
+    if (memory(ds, r))
+        return -1;
+    return ds->sink.model_pass ? tr_local_allocs_apply(&ds->local[stream], r, 0) : 0;
 }
 
 int tr_device_stream_record(tr_device_stream *ds, size_t stream, uint64_t pos, const tr_record *r,
@@ -193,18 +227,19 @@ int tr_device_stream_record(tr_device_stream *ds, size_t stream, uint64_t pos, c
     case TR_REC_DEVICE_UNLOAD:
         return device_event(ds, r);
     case TR_REC_DATA_OP:
-        if (r->phase == TR_PHASE_BEGIN || (!tr_optype_is_alloc(r->sub) && !tr_optype_is_delete(r->sub)))
-            return 0;
-        return memory(ds, r);
+        return data_op(ds, stream, pos, r, cur);
     default:
         return 0;
     }
 }
 
-void tr_device_stream_finish(tr_device_stream *ds)
+int tr_device_stream_finish(tr_device_stream *ds)
 {
+    if (ds->sink.model_pass && tr_delete_info_finish(&ds->m->deletes))
+        return -1;
     for (size_t i = 0; i < ds->m->ndevices; i++)
         ds->m->devices[i].nlanes = ds->dev[i].nlanes;
+    return 0;
 }
 
 void tr_device_stream_free(tr_device_stream *ds)
@@ -217,6 +252,10 @@ void tr_device_stream_free(tr_device_stream *ds)
     if (ds->open_submits)
         for (size_t s = 0; s < ds->m->data.nstreams; s++)
             tr_u64map_free(&ds->open_submits[s]);
+    if (ds->local)
+        for (size_t s = 0; s < ds->m->data.nstreams; s++)
+            tr_local_allocs_free(&ds->local[s]);
+    free(ds->local);
     free(ds->dev);
     free(ds->open_submits);
     free(ds->targets);

@@ -22,6 +22,7 @@
 
 #include "common/u64map.h"
 #include "journal/stream_cursor.h"
+#include "model/delete_info.h"
 #include "model/model.h"
 
 /* Where the items go. @item: @rec (a SUBMIT begin or point, or a device
@@ -34,6 +35,9 @@ typedef struct tr_dev_sink {
                 int incomplete);
     int (*metric)(void *ctx, size_t device, uint64_t time, uint64_t value);
     void *ctx;
+    /* The model's pass (the first): it also counts stray ends and kernels
+     * that never ended, and fills m->deletes (delete_info.h). */
+    int model_pass;
 } tr_dev_sink;
 
 #define TR_DEVICE_MAX_LANES 256
@@ -57,6 +61,7 @@ typedef struct tr_device_stream {
     uint32_t *free_targets;   /* indices of ended ones, reused */
     size_t nfree, capfree;
     tr_u64map *open_submits;  /* per stream: host_op_ids of kernels begun, for stray ends */
+    tr_local_allocs *local;   /* the model's pass: per stream, its own view of the live allocations */
 } tr_device_stream;
 
 /* After tr_model_build. Returns 0, or -1 out of memory. */
@@ -66,8 +71,9 @@ int tr_device_stream_init(tr_device_stream *ds, tr_model *m, const tr_model_labe
  * memory, or the sink stopped it). */
 int tr_device_stream_record(tr_device_stream *ds, size_t stream, uint64_t pos, const tr_record *r,
                             tr_stream_cursor *cur);
-/* After the last record: each device's lane count (m->devices[i].nlanes). */
-void tr_device_stream_finish(tr_device_stream *ds);
+/* After the last record: each device's lane count (m->devices[i].nlanes).
+ * Returns 0, or -1 out of memory. */
+int tr_device_stream_finish(tr_device_stream *ds);
 void tr_device_stream_free(tr_device_stream *ds);
 
 #endif

@@ -13,6 +13,14 @@ tr_device *tr_model_device(tr_model *m, int num)
     return 0;
 }
 
+int *tr_model_device_numbers(const tr_model *m)
+{
+    int *nums = malloc((m->ndevices ? m->ndevices : 1) * sizeof *nums);
+    for (size_t i = 0; nums && i < m->ndevices; i++)
+        nums[i] = m->devices[i].num;
+    return nums;
+}
+
 /* MPI_T source locations come after the host threads and device streams. */
 uint64_t tr_model_mpit_first(const tr_model *m)
 {
@@ -24,14 +32,6 @@ uint64_t tr_model_mpit_first(const tr_model *m)
 
 void tr_model_release_events(tr_model *m)
 {
-    for (size_t d = 0; d < m->ndevices; d++) {
-        free(m->devices[d].items);
-        free(m->devices[d].metrics);
-        m->devices[d].items = 0;
-        m->devices[d].metrics = 0;
-        m->devices[d].nitems = m->devices[d].capitems = 0;
-        m->devices[d].nmetrics = m->devices[d].capmetrics = 0;
-    }
     for (uint32_t i = 0; i < m->mpit.nlocs; i++) {
         free(m->mpit.locs[i].items);
         m->mpit.locs[i].items = 0;
@@ -52,8 +52,7 @@ void tr_model_release_events(tr_model *m)
     m->scan.kept_cap = 0;
     tr_u64map_free(&m->scan.far_ids);
     tr_u64map_free(&m->scan.open_submits);
-    tr_u64map_free(&m->delete_bytes);
-    tr_u64map_free(&m->delete_host);
+    tr_delete_info_free(&m->deletes);
     tr_link_model_free(&m->links);
     tr_omp_model_free(&m->omp);
     /* Keep the stream list (its count names the host threads), not the records. */

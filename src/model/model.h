@@ -30,30 +30,14 @@
 #include "journal/collect.h"
 #include "journal/journal_load.h"
 #include "journal/stream_cursor.h"
+#include "model/delete_info.h"
 #include "model/link_model.h"
 #include "model/mpit_model.h"
 #include "model/omp_model.h"
 
-/* Something drawn on a device stream: a kernel, or a zero-length device event. */
-typedef struct tr_dev_item {
-    uint64_t start, end;
-    uint32_t region; /* the label tr_model_labels gave it */
-    uint8_t incomplete, is_point;
-    uint32_t lane;
-    tr_record rec; /* the begin (or point) record */
-} tr_dev_item;
-
-typedef struct tr_dev_metric {
-    uint64_t time, value;
-} tr_dev_metric;
-
 typedef struct tr_device {
     int num;
-    tr_dev_item *items;
-    size_t nitems, capitems;
-    tr_dev_metric *metrics;
-    size_t nmetrics, capmetrics;
-    uint32_t nlanes;
+    uint32_t nlanes;         /* stream lanes its kernels need (device_pass.h) */
     uint64_t first_location; /* location id of lane 0 */
     const char *type;        /* from device_initialize */
 } tr_device;
@@ -136,8 +120,7 @@ typedef struct tr_model {
     tr_device *devices;    /* by number */
     size_t ndevices;
 
-    tr_u64map delete_bytes;  /* host_op_id of a delete -> bytes of its alloc */
-    tr_u64map delete_host;   /* host_op_id of a delete -> host address its alloc mapped */
+    tr_delete_info deletes;  /* what each delete freed, where its thread's view is wrong (delete_info.h) */
 
     uint64_t stray_ends;     /* ends whose begin was never seen (the writer adds its own) */
     uint64_t incomplete;     /* regions that never ended (likewise) */
@@ -164,9 +147,16 @@ uint64_t tr_model_far_submit_end(const tr_model *m, size_t stream, uint64_t begi
  * and MPI_T models. Returns 0, or -1 out of memory. */
 int tr_model_build(tr_model *m, const tr_model_labels *labels);
 tr_device *tr_model_device(tr_model *m, int num);
+/* The devices' numbers, in order (malloc'd; NULL out of memory). */
+int *tr_model_device_numbers(const tr_model *m);
 /* The end of the data op whose begin is record @pos of @stream when it lies
  * farther than TR_MODEL_DATA_OP_END_NEAR records after it; NULL otherwise. */
 const tr_record *tr_model_far_end(const tr_model *m, size_t stream, uint64_t pos, uint64_t id);
+/* The end of the data op that record @r (at @pos of @stream, the one @cur
+ * yielded last) begins: in @cur's lookahead, else tr_model_far_end. NULL
+ * when it has none (or no id). */
+const tr_record *tr_model_data_op_end(const tr_model *m, tr_stream_cursor *cur, size_t stream, uint64_t pos,
+                                      const tr_record *r);
 /* The location of MPI_T source locations' first one: after the host
  * streams and every device's lanes. */
 uint64_t tr_model_mpit_first(const tr_model *m);

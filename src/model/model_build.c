@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "model/device_pass.h"
 
 static int by_num(const void *a, const void *b)
@@ -36,27 +35,19 @@ static int settle_devices(tr_model *m)
     return 0;
 }
 
-/* Until the device lanes are written as the pass finds them, the pass's
- * items and metric points are kept on their device. */
-static int keep_item(void *ctx, size_t device, uint32_t lane, const tr_record *rec, uint64_t end, uint32_t region,
-                     int incomplete)
+/* The model's device pass only counts each device's lanes (the device
+ * stream does) and learns what each delete freed, for the host writer; the
+ * writer's own pass writes the items (otf2_device_events.c). */
+static int no_item(void *ctx, size_t device, uint32_t lane, const tr_record *rec, uint64_t end, uint32_t region,
+                   int incomplete)
 {
-    tr_device *d = &((tr_model *)ctx)->devices[device];
-    if (tr_grow((void **)&d->items, &d->capitems, d->nitems, sizeof *d->items, 16))
-        return -1;
-    d->items[d->nitems++] = (tr_dev_item){.start = rec->time, .end = end, .region = region,
-                                          .incomplete = (uint8_t)incomplete,
-                                          .is_point = rec->phase == TR_PHASE_POINT || rec->type != TR_REC_SUBMIT,
-                                          .lane = lane, .rec = *rec};
+    (void)ctx, (void)device, (void)lane, (void)rec, (void)end, (void)region, (void)incomplete;
     return 0;
 }
 
-static int keep_metric(void *ctx, size_t device, uint64_t time, uint64_t value)
+static int no_metric(void *ctx, size_t device, uint64_t time, uint64_t value)
 {
-    tr_device *d = &((tr_model *)ctx)->devices[device];
-    if (tr_grow((void **)&d->metrics, &d->capmetrics, d->nmetrics, sizeof *d->metrics, 16))
-        return -1;
-    d->metrics[d->nmetrics++] = (tr_dev_metric){time, value};
+    (void)ctx, (void)device, (void)time, (void)value;
     return 0;
 }
 
@@ -73,8 +64,8 @@ int tr_model_build(tr_model *m, const tr_model_labels *labels)
         if (!m->kept.streams || !m->device_records || tr_omp_model_begin(m->jd, m->data.nstreams, &m->omp))
             return -1;
     }
-    const tr_dev_sink keep = {.item = keep_item, .metric = keep_metric, .ctx = m};
-    if (tr_model_scan_end(m) || settle_devices(m) || tr_device_pass(m, labels, keep))
+    const tr_dev_sink count = {.item = no_item, .metric = no_metric, .ctx = m, .model_pass = 1};
+    if (tr_model_scan_end(m) || settle_devices(m) || tr_device_pass(m, labels, count))
         return -1;
     uint64_t loc = m->data.nstreams;
     for (size_t i = 0; i < m->ndevices; i++) {

@@ -258,6 +258,22 @@ uint64_t tr_model_far_submit_end(const tr_model *m, size_t stream, uint64_t begi
     return end;
 }
 
+const tr_record *tr_model_data_op_end(const tr_model *m, tr_stream_cursor *cur, size_t stream, uint64_t pos,
+                                      const tr_record *r)
+{
+    uint64_t id = r->id;
+    if (!id)
+        return 0;
+    for (size_t k = 0; k < TR_MODEL_DATA_OP_END_NEAR; k++) {
+        const tr_record *e = tr_stream_cursor_peek(cur, k);
+        if (!e)
+            return 0; /* the stream ends here: no end farther either */
+        if (e->type == TR_REC_DATA_OP && e->phase == TR_PHASE_END && e->id == id)
+            return e;
+    }
+    return tr_model_far_end(m, stream, pos, id);
+}
+
 const tr_record *tr_model_far_end(const tr_model *m, size_t stream, uint64_t pos, uint64_t id)
 {
     uint64_t at;

@@ -41,6 +41,7 @@ typedef struct tr_host_ctx {
     uint64_t last_time;        /* of the last record handled */
     uint64_t final_gap;        /* drop mode: start of a loss open until the end; 0 = none */
     tr_omp_thread omp;
+    tr_local_allocs allocs;    /* this thread's own live device allocations (model/delete_info.h) */
 } tr_host_ctx;
 
 int tr_host_push(tr_host_ctx *c, tr_open_region o);

@@ -1,9 +1,19 @@
 /* otf2_device_events.c - kernels, device events and the memory metric on a
- * device's stream locations. */
+ * device's stream locations, written as the device pass (model/device_pass.h)
+ * finds them.
+ *
+ * Every lane of every device has its writer open during the pass (the lane
+ * counts come from the model's own pass, so each location's id is known
+ * before its first chunk is flushed). A lane's events go out in the order
+ * (time, Leave < point < Metric < Enter, index); the pass yields items and
+ * metric points in time order, but a kernel's Leave only later, so each lane
+ * holds back the events at or after the time of the next one: its open
+ * kernel's Leave and what happened at the current instant. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "common/hugepage.h"
-#include "common/sort.h"
+#include "common/grow.h"
+#include "model/device_pass.h"
 #include "writer/writer_internal.h"
 
 enum { EV_LEAVE, EV_POINT, EV_METRIC, EV_ENTER };
@@ -11,44 +21,37 @@ enum { EV_LEAVE, EV_POINT, EV_METRIC, EV_ENTER };
 typedef struct lane_event {
     uint64_t time;
     int kind;
-    size_t index; /* item or metric */
+    uint64_t index;   /* the device's item (or metric) number, in start order */
+    uint32_t region;
+    uint8_t incomplete;
+    uint64_t value;   /* EV_METRIC */
+    tr_record rec;    /* EV_ENTER, EV_POINT: the item's begin record */
 } lane_event;
 
-static int by_time_kind(const void *a, const void *b)
+typedef struct lane {
+    OTF2_EvtWriter *ew;
+    lane_event *held; /* sorted */
+    size_t nheld, capheld;
+} lane;
+
+typedef struct dev_lanes {
+    lane *lanes;
+    uint64_t items, metrics; /* numbered as they come */
+} dev_lanes;
+
+typedef struct device_events {
+    tr_writer *w;
+    OTF2_AttributeList *al;
+    dev_lanes *dev;
+} device_events;
+
+static int before(const lane_event *x, const lane_event *y)
 {
-    const lane_event *x = a, *y = b;
     if (x->time != y->time)
-        return (x->time > y->time) - (x->time < y->time);
+        return x->time < y->time;
     if (x->kind != y->kind)
-        return x->kind - y->kind;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-
-
-/* Sorts @(*ev)[0, n) by_time_kind: the lane's items [0, mid) and its metrics
- * [mid, n) are each in that order already (or made so), then merged. */
-static int merge_sorted(lane_event **ev, size_t mid, size_t n)
-{
-    lane_event *a = *ev;
-    tr_sort(a, mid, sizeof *a, by_time_kind);
-    tr_sort(a + mid, n - mid, sizeof *a, by_time_kind);
-    if (mid == 0 || mid == n || by_time_kind(&a[mid - 1], &a[mid]) <= 0)
-        return 0;
-    lane_event *out = malloc(n * sizeof *out);
-    if (!out)
-        return -1;
-    tr_hugepage_hint(out, n * sizeof *out);
-    size_t i = 0, j = mid, k = 0;
-    while (i < mid && j < n)
-        out[k++] = by_time_kind(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
-    while (i < mid)
-        out[k++] = a[i++];
-    while (j < n)
-        out[k++] = a[j++];
-    free(a);
-    *ev = out;
-    return 0;
+        return x->kind < y->kind;
+    return x->index < y->index;
 }
 
 static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s)
@@ -58,9 +61,8 @@ static void attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, co
     OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, OTF2_TYPE_STRING, val);
 }
 
-static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_device *d, const tr_dev_item *it)
+static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_device *d, const tr_record *r)
 {
-    const tr_record *r = &it->rec;
     switch (r->type) {
     case TR_REC_SUBMIT:
         tr_defs_attr(al, TR_ATTR_DEVICE, (uint64_t)(int64_t)d->num);
@@ -90,77 +92,138 @@ static void item_attributes(tr_writer *w, OTF2_AttributeList *al, const tr_devic
     }
 }
 
-int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents)
+static void write_event(device_events *de, size_t device, lane *l, const lane_event *e)
 {
-    tr_device *d = &w->m.devices[device];
-    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, w->loc_base + d->first_location + lane);
-    OTF2_RmaWinRef win = (OTF2_RmaWinRef)tr_rma_window(w->win_base, device);
-    OTF2_AttributeList *al = OTF2_AttributeList_New();
-    size_t n = 0, cap = 2 * d->nitems + (lane == 0 ? d->nmetrics : 0) + 1;
-    lane_event *ev = malloc(cap * sizeof *ev);
-    tr_hugepage_hint(ev, cap * sizeof *ev);
-    if (!ew || !al || !ev) {
-        free(ev);
-        if (al)
-            OTF2_AttributeList_Delete(al);
-        return -1;
+    tr_writer *w = de->w;
+    const tr_device *d = &w->m.devices[device];
+    OTF2_AttributeList *al = de->al;
+    switch (e->kind) {
+    case EV_ENTER:
+        item_attributes(w, al, d, &e->rec);
+        OTF2_EvtWriter_Enter(l->ew, al, e->time, e->region);
+        break;
+    case EV_LEAVE:
+        if (e->incomplete)
+            tr_defs_attr(al, TR_ATTR_INCOMPLETE, 1);
+        OTF2_EvtWriter_Leave(l->ew, al, e->time, e->region);
+        break;
+    case EV_POINT:
+        item_attributes(w, al, d, &e->rec);
+        OTF2_EvtWriter_Enter(l->ew, al, e->time, e->region);
+        /* A kernel that began at the very end of a killed run is zero
+         * length, and still one whose end never came. */
+        if (e->incomplete)
+            tr_defs_attr(al, TR_ATTR_INCOMPLETE, 1);
+        OTF2_EvtWriter_Leave(l->ew, al, e->time, e->region);
+        break;
+    case EV_METRIC: {
+        OTF2_Type type = OTF2_TYPE_UINT64;
+        OTF2_MetricValue v = {.unsigned_int = e->value};
+        OTF2_EvtWriter_Metric(l->ew, 0, e->time, 0, 1, &type, &v);
+        break;
     }
-    for (size_t i = 0; i < d->nitems; i++) {
-        const tr_dev_item *it = &d->items[i];
-        if (it->lane != lane)
-            continue;
-        if (it->is_point || it->start == it->end) {
-            ev[n++] = (lane_event){it->start, EV_POINT, i};
-        } else {
-            ev[n++] = (lane_event){it->start, EV_ENTER, i};
-            ev[n++] = (lane_event){it->end, EV_LEAVE, i};
-        }
     }
-    size_t nitems = n;
-    if (lane == 0)
-        for (size_t i = 0; i < d->nmetrics; i++)
-            ev[n++] = (lane_event){d->metrics[i].time, EV_METRIC, i};
-    if (merge_sorted(&ev, nitems, n)) {
-        free(ev);
-        OTF2_AttributeList_Delete(al);
-        return -1;
-    }
+}
 
-    if (lane == 0)
-        OTF2_EvtWriter_RmaWinCreate(ew, 0, w->m.t_min, win);
-    for (size_t i = 0; i < n; i++) {
-        const tr_dev_item *it = ev[i].kind == EV_METRIC ? 0 : &d->items[ev[i].index];
-        switch (ev[i].kind) {
-        case EV_ENTER:
-            item_attributes(w, al, d, it);
-            OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
-            break;
-        case EV_LEAVE:
-            if (it->incomplete)
-                tr_defs_attr(al, TR_ATTR_INCOMPLETE, 1);
-            OTF2_EvtWriter_Leave(ew, al, ev[i].time, it->region);
-            break;
-        case EV_POINT:
-            item_attributes(w, al, d, it);
-            OTF2_EvtWriter_Enter(ew, al, ev[i].time, it->region);
-            /* A kernel that began at the very end of a killed run is zero
-             * length, and still one whose end never came. */
-            if (it->incomplete)
-                tr_defs_attr(al, TR_ATTR_INCOMPLETE, 1);
-            OTF2_EvtWriter_Leave(ew, al, ev[i].time, it->region);
-            break;
-        case EV_METRIC: {
-            OTF2_Type type = OTF2_TYPE_UINT64;
-            OTF2_MetricValue v = {.unsigned_int = d->metrics[ev[i].index].value};
-            OTF2_EvtWriter_Metric(ew, 0, ev[i].time, 0, 1, &type, &v);
+/* Writes what the lane holds from before @t (every held event: UINT64_MAX). */
+static void release(device_events *de, size_t device, lane *l, uint64_t t)
+{
+    size_t k = 0;
+    while (k < l->nheld && l->held[k].time < t)
+        write_event(de, device, l, &l->held[k++]);
+    memmove(l->held, l->held + k, (l->nheld - k) * sizeof *l->held);
+    l->nheld -= k;
+}
+
+/* @e joins its lane. An event of the pass's present (not a Leave, which is
+ * held from its Enter on) first lets out what is older: nothing before it
+ * will come any more. */
+static int hold(device_events *de, size_t device, uint32_t lane_no, const lane_event *e)
+{
+    lane *l = &de->dev[device].lanes[lane_no];
+    if (e->kind != EV_LEAVE)
+        release(de, device, l, e->time);
+    if (tr_grow((void **)&l->held, &l->capheld, l->nheld, sizeof *l->held, 4))
+        return -1;
+    size_t at = l->nheld;
+    while (at > 0 && before(e, &l->held[at - 1]))
+        at--;
+    memmove(l->held + at + 1, l->held + at, (l->nheld - at) * sizeof *l->held);
+    l->held[at] = *e;
+    l->nheld++;
+    return 0;
+}
+
+static int on_item(void *ctx, size_t device, uint32_t lane_no, const tr_record *rec, uint64_t end, uint32_t region,
+                   int incomplete)
+{
+    device_events *de = ctx;
+    dev_lanes *dl = &de->dev[device];
+    uint64_t index = dl->items++;
+    int point = rec->type != TR_REC_SUBMIT || rec->phase == TR_PHASE_POINT || end == rec->time;
+    lane_event e = {.time = rec->time, .kind = point ? EV_POINT : EV_ENTER, .index = index, .region = region,
+                    .incomplete = (uint8_t)(point && incomplete), .rec = *rec};
+    if (hold(de, device, lane_no, &e))
+        return -1;
+    if (point)
+        return 0;
+    lane_event leave = {.time = end, .kind = EV_LEAVE, .index = index, .region = region,
+                        .incomplete = (uint8_t)incomplete};
+    return hold(de, device, lane_no, &leave);
+}
+
+static int on_metric(void *ctx, size_t device, uint64_t time, uint64_t value)
+{
+    device_events *de = ctx;
+    lane_event e = {.time = time, .kind = EV_METRIC, .index = de->dev[device].metrics++, .value = value};
+    return hold(de, device, 0, &e);
+}
+
+static uint32_t label_kernel(void *w, uint64_t target_codeptr) { return tr_defs_region_kernel(w, target_codeptr); }
+static uint32_t label_device_event(void *w, uint8_t rec_type) { return tr_defs_region_device_event(w, rec_type); }
+
+int tr_events_write_devices(tr_writer *w, OTF2_Archive *ar)
+{
+    tr_model *m = &w->m;
+    if (!m->ndevices)
+        return 0;
+    device_events de = {.w = w, .al = OTF2_AttributeList_New(), .dev = calloc(m->ndevices, sizeof *de.dev)};
+    int rc = de.al && de.dev ? 0 : -1;
+    for (size_t d = 0; !rc && d < m->ndevices; d++) {
+        de.dev[d].lanes = calloc(m->devices[d].nlanes, sizeof *de.dev[d].lanes);
+        if (!de.dev[d].lanes) {
+            rc = -1;
             break;
         }
+        for (uint32_t l = 0; !rc && l < m->devices[d].nlanes; l++) {
+            de.dev[d].lanes[l].ew = OTF2_Archive_GetEvtWriter(ar, w->loc_base + m->devices[d].first_location + l);
+            rc = de.dev[d].lanes[l].ew ? 0 : -1;
         }
+        if (!rc)
+            OTF2_EvtWriter_RmaWinCreate(de.dev[d].lanes[0].ew, 0, m->t_min,
+                                        (OTF2_RmaWinRef)tr_rma_window(w->win_base, d));
     }
-    if (lane == 0)
-        OTF2_EvtWriter_RmaWinDestroy(ew, 0, w->m.t_max, win);
-    free(ev);
-    OTF2_EvtWriter_GetNumberOfEvents(ew, nevents);
-    OTF2_AttributeList_Delete(al);
-    return OTF2_Archive_CloseEvtWriter(ar, ew) == OTF2_SUCCESS ? 0 : -1;
+    const tr_model_labels labels = {.kernel = label_kernel, .device_event = label_device_event, .ctx = w};
+    const tr_dev_sink sink = {.item = on_item, .metric = on_metric, .ctx = &de};
+    if (!rc)
+        rc = tr_device_pass(m, &labels, sink);
+    for (size_t d = 0; de.dev && d < m->ndevices; d++) {
+        for (uint32_t l = 0; de.dev[d].lanes && l < m->devices[d].nlanes; l++) {
+            lane *ln = &de.dev[d].lanes[l];
+            if (!ln->ew)
+                continue;
+            release(&de, d, ln, UINT64_MAX);
+            if (l == 0)
+                OTF2_EvtWriter_RmaWinDestroy(ln->ew, 0, m->t_max, (OTF2_RmaWinRef)tr_rma_window(w->win_base, d));
+            OTF2_EvtWriter_GetNumberOfEvents(ln->ew, &w->events[m->devices[d].first_location + l]);
+            if (OTF2_Archive_CloseEvtWriter(ar, ln->ew) != OTF2_SUCCESS)
+                rc = -1;
+            free(ln->held);
+        }
+        free(de.dev[d].lanes);
+    }
+    free(de.dev);
+    if (de.al)
+        OTF2_AttributeList_Delete(de.al);
+    return rc;
 }

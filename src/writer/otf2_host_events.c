@@ -105,9 +105,13 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     tr_writer *w = c->w;
     uint32_t region = tr_defs_region_data_op(w, r->sub);
     uint64_t bytes = end ? end->u[3] : r->u[3];
-    uint64_t known;
-    if (tr_optype_is_delete(r->sub) && !bytes && tr_u64map_get(&w->m.delete_bytes, r->id, &known))
-        bytes = known;
+    /* A delete reports neither its size nor the host address: its alloc does. */
+    tr_delete_answer freed = {0};
+    if (tr_optype_is_delete(r->sub))
+        freed = tr_delete_info_answer(&w->m.deletes, r->id,
+                                      tr_local_allocs_ask(&c->allocs, r->phase == TR_PHASE_POINT ? r : end));
+    if (!bytes && freed.has_bytes)
+        bytes = freed.bytes;
     if (!tr_defs_data_op_named(r->sub))
         attr_u64(c, TR_ATTR_OPTYPE, r->sub);
     attr_u64(c, TR_ATTR_TARGET_ID, r->u[0]);
@@ -120,9 +124,7 @@ static void write_data_op(host_ctx *c, const tr_record *r, const tr_record *end)
     if (end && end->u[0])
         attr_u64(c, TR_ATTR_CODEPTR, end->u[0]);
     /* The host side of the op, named when it is a global variable. */
-    uint64_t host = tr_data_op_host_addr(r);
-    if (tr_optype_is_delete(r->sub))
-        tr_u64map_get(&w->m.delete_host, r->id, &host);
+    uint64_t host = freed.has_host ? freed.host : tr_data_op_host_addr(r);
     const tr_jvariable *var = host ? tr_journal_variable_at(w->m.jd, host) : 0;
     if (var)
         tr_defs_attr_string(w, c->al, TR_ATTR_VARIABLE, var->name);
@@ -214,25 +216,12 @@ static void write_program_begin(tr_writer *w, OTF2_EvtWriter *ew)
     OTF2_EvtWriter_ProgramBegin(ew, 0, w->m.t_min, name, nargs, args);
 }
 
-/* The Enter of a data op carries what only its end reports (the address an
- * alloc produced). The end follows its begin within a few records: looked
- * for there, in the cursor's lookahead; the model's pass kept the rare end
- * that lies farther (tr_model_far_end). @r is record @pos, the one the
- * cursor yielded last. */
-static const tr_record *data_op_end(const tr_writer *w, tr_stream_cursor *cur, size_t stream, uint64_t pos,
-                                    const tr_record *r)
+static int local_allocs_init(tr_local_allocs *la, tr_model *m)
 {
-    uint64_t id = r->id;
-    if (!id)
-        return 0;
-    for (size_t k = 0; k < TR_MODEL_DATA_OP_END_NEAR; k++) {
-        const tr_record *e = tr_stream_cursor_peek(cur, k);
-        if (!e)
-            return 0; /* the stream ends here: no end farther either */
-        if (e->type == TR_REC_DATA_OP && e->phase == TR_PHASE_END && e->id == id)
-            return e;
-    }
-    return tr_model_far_end(&w->m, stream, pos, id);
+    int *nums = tr_model_device_numbers(m);
+    int rc = nums ? tr_local_allocs_init(la, nums, m->ndevices) : -1;
+    free(nums);
+    return rc;
 }
 
 int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents)
@@ -242,14 +231,16 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
                   .al = OTF2_AttributeList_New(), .stream = stream};
     /* A stream without records (a loss alone) has no cursor. */
     tr_stream_cursor *cur = st->n ? tr_journal_stream_open(w->m.jd, st) : 0;
-    if (!c.ew || !c.al || (st->n && !cur) || tr_omp_host_init(&c)) {
+    if (!c.ew || !c.al || (st->n && !cur) || tr_omp_host_init(&c) ||
+        local_allocs_init(&c.allocs, &w->m)) {
         if (c.al)
             OTF2_AttributeList_Delete(c.al);
         tr_stream_cursor_close(cur);
         tr_omp_host_free(&c);
+        tr_local_allocs_free(&c.allocs);
         return -1;
     }
-    int omp = w->m.omp.has_omp[stream];
+    int omp = w->m.omp.has_omp[stream], oom = 0;
 
     if (stream == 0)
         write_program_begin(w, c.ew);
@@ -273,7 +264,9 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
                 else
                     link_events_after(&c, r->id, r->time);
             } else {
-                write_data_op(&c, r, data_op_end(w, cur, stream, i, r));
+                /* The Enter carries what only the end reports (the address an
+                 * alloc produced). */
+                write_data_op(&c, r, tr_model_data_op_end(&w->m, cur, stream, i, r));
             }
             break;
         case TR_REC_USER_REGION: {
@@ -323,6 +316,8 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
         }
         if (omp)
             tr_omp_host_after(&c, r);
+        if (tr_local_allocs_apply(&c.allocs, r, 0))
+            oom = 1;
     }
     /* A drop-mode loss still open at the end, at its first dropped event (not
      * before the last record): before anything written at the end (an idle
@@ -354,8 +349,10 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
 
     tr_stream_cursor_close(cur);
     tr_omp_host_free(&c);
+    tr_local_allocs_free(&c.allocs);
     free(c.stack);
     OTF2_EvtWriter_GetNumberOfEvents(c.ew, nevents);
     OTF2_AttributeList_Delete(c.al);
-    return OTF2_Archive_CloseEvtWriter(ar, c.ew) == OTF2_SUCCESS ? 0 : -1;
+    int closed = OTF2_Archive_CloseEvtWriter(ar, c.ew) == OTF2_SUCCESS;
+    return closed && !oom ? 0 : -1;
 }

@@ -194,7 +194,9 @@ int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t
 /* otf2_omp_events.c: the metrics OMP work and OMP wait (when @gw is NULL:
  * interns their strings). */
 void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw);
-int tr_events_write_device(tr_writer *w, OTF2_Archive *ar, size_t device, uint32_t lane, uint64_t *nevents);
+/* otf2_device_events.c: every device's lanes, in one device pass over the
+ * journal (model/device_pass.h); their events counted in w->events. */
+int tr_events_write_devices(tr_writer *w, OTF2_Archive *ar);
 
 /* writer_unit.c: one journal's part of an archive. */
 /* Loads @journal and analyses it, defining into @defs. Returns 0; 1 when

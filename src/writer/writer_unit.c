@@ -65,9 +65,8 @@ int tr_unit_write_events(tr_writer *w, OTF2_Archive *ar, uint64_t *total)
     int rc = 0;
     for (size_t s = 0; !rc && s < w->m.data.nstreams; s++)
         rc = tr_events_write_host(w, ar, s, &w->events[s]);
-    for (size_t d = 0; !rc && d < w->m.ndevices; d++)
-        for (uint32_t l = 0; !rc && l < w->m.devices[d].nlanes; l++)
-            rc = tr_events_write_device(w, ar, d, l, &w->events[w->m.devices[d].first_location + l]);
+    if (!rc)
+        rc = tr_events_write_devices(w, ar);
     for (uint32_t i = 0; !rc && i < w->m.mpit.nlocs; i++)
         if (w->m.mpit.locs[i].has_location)
             rc = tr_events_write_mpit(w, ar, i, &w->events[w->m.mpit.locs[i].location]);
