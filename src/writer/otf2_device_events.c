@@ -131,7 +131,8 @@ static void release(device_events *de, size_t device, lane *l, uint64_t t)
     size_t k = 0;
     while (k < l->nheld && l->held[k].time < t)
         write_event(de, device, l, &l->held[k++]);
-    memmove(l->held, l->held + k, (l->nheld - k) * sizeof *l->held);
+    if (k && k < l->nheld)
+        memmove(l->held, l->held + k, (l->nheld - k) * sizeof *l->held);
     l->nheld -= k;
 }
 
@@ -148,7 +149,8 @@ static int hold(device_events *de, size_t device, uint32_t lane_no, const lane_e
     size_t at = l->nheld;
     while (at > 0 && before(e, &l->held[at - 1]))
         at--;
-    memmove(l->held + at + 1, l->held + at, (l->nheld - at) * sizeof *l->held);
+    if (at < l->nheld)
+        memmove(l->held + at + 1, l->held + at, (l->nheld - at) * sizeof *l->held);
     l->held[at] = *e;
     l->nheld++;
     return 0;
