@@ -1,19 +1,23 @@
 /* model.h - the model layer: one journal's records (journal/journal_load.h)
  * -> what they say across threads, ready to be written in any format.
  *
- * Devices, the host's device number, the target constructs by id, the
- * device memory in use over time, every kernel placed on a stream lane
- * (model.c); declare-target-link mappings (link_model.h); MPI_T events per
- * source on the trace timeline (mpit_model.h); host OpenMP teams and tasks
- * (omp_model.h). It also numbers a journal's locations: host streams first,
- * then each device's lanes, then the MPI_T sources with events.
+ * Devices and the host's device number, the data op and kernel ends a
+ * cursor cannot see (model_scan.c, model_build.c); the device side in time
+ * order: kernels on stream lanes, device memory in use, what each delete
+ * freed (device_pass.h, device_stream.h, delete_info.h); declare-target-link
+ * mappings (link_model.h); MPI_T events per source on the trace timeline
+ * (mpit_model.h); host OpenMP teams and tasks (omp_model.h). It also
+ * numbers a journal's locations: host streams first, then each device's
+ * lanes, then the MPI_T sources with events.
  *
  * Memory: the model is built in one pass over the records as the journal is
- * decoded (model_scan.c) and holds none of the stream, only copies of the
- * records that need every stream first (tr_model.kept) and what is built
- * from them: O(kernels + allocs + deletes + MPI_T events + target
- * constructs + parallel regions), nothing for marks, user regions, MPI
- * calls or host OpenMP states.
+ * decoded (model_scan.c), then one device pass over the streams merged in
+ * time order; it holds none of the records. What it keeps grows with what
+ * is open at once (target constructs, kernels, live allocations), with the
+ * rare far ends and the deletes whose alloc ran on another thread, and with
+ * MPI_T events, parallel regions and explicit tasks (their models need
+ * every one); with nothing else: not marks, user regions, MPI calls, host
+ * OpenMP states, kernels, allocations or deletes.
  *
  * Includes no OTF2 header: the OTF2 layer (src/writer/) includes this one,
  * never the reverse. Whatever the model must label for the writer (the
@@ -108,8 +112,8 @@ typedef struct tr_model {
     tr_collected data;     /* moved out of jd: one stream per thread, counts only
                             * (read again with tr_journal_stream_open) */
     tr_collected kept;     /* per stream, copies of the records the models read
-                            * again after the pass: kernels and device events,
-                            * allocs and deletes, MPI_T events (model_scan.c) */
+                            * again after the pass: MPI_T events, and data op
+                            * ends when link variables exist (model_scan.c) */
     tr_stream_far_ends *far; /* per stream */
     tr_model_scan scan;
     int beyond_bookkeeping; /* a record beyond the initial thread and task */
