@@ -17,18 +17,17 @@ int tr_device_stream_init(tr_device_stream *ds, tr_model *m, const tr_model_labe
     ds->open_submits = calloc(m->data.nstreams ? m->data.nstreams : 1, sizeof *ds->open_submits);
     if (!ds->dev || !ds->open_submits)
         return -1;
-    if (sink.model_pass) {
+    int *nums = tr_model_device_numbers(m);
+    int rc = nums ? tr_local_allocs_init(&ds->live, nums, m->ndevices) : -1;
+    if (!rc && sink.model_pass) {
         ds->local = calloc(m->data.nstreams ? m->data.nstreams : 1, sizeof *ds->local);
-        if (!ds->local)
-            return -1;
-        int *nums = tr_model_device_numbers(m);
-        int rc = nums ? 0 : -1;
+        rc = ds->local ? 0 : -1;
         for (size_t s = 0; !rc && s < m->data.nstreams; s++)
             rc = tr_local_allocs_init(&ds->local[s], nums, m->ndevices);
-        free(nums);
-        if (rc)
-            return -1;
     }
+    free(nums);
+    if (rc)
+        return -1;
     for (size_t i = 0; i < m->ndevices; i++)
         ds->dev[i].nlanes = 1;
     return 0;
@@ -164,26 +163,17 @@ static int memory(tr_device_stream *ds, const tr_record *r)
 {
     int alloc = tr_optype_is_alloc(r->sub);
     size_t di;
-    if (!device_at(ds, alloc ? r->dev2 : r->dev, &di))
-        return 0;
+    if (!device_at(ds, alloc ? r->dev2 : r->dev, &di) || !(alloc ? r->u[2] : r->u[1]))
+        return 0; /* what tr_local_allocs_apply skips too */
+    tr_delete_answer freed;
+    if (tr_local_allocs_apply(&ds->live, r, &freed))
+        return -1;
     tr_device_state *st = &ds->dev[di];
-    uint64_t addr = alloc ? r->u[2] : r->u[1], bytes = 0;
-    if (!addr)
-        return 0;
     if (alloc) {
-        if (tr_u64map_put(&st->live, addr, r->u[3]))
-            return -1;
-        /* A delete reports only the device address: remember whose it was. */
-        if (r->u[1] && tr_u64map_put(&st->live_host, addr, r->u[1]))
-            return -1;
         st->in_use += r->u[3];
     } else {
-        tr_delete_answer freed = {0};
-        if (tr_u64map_del(&st->live, addr, &bytes)) {
-            st->in_use -= bytes;
-            freed = (tr_delete_answer){.has_bytes = 1, .bytes = bytes};
-            freed.has_host = tr_u64map_del(&st->live_host, addr, &freed.host);
-        }
+        if (freed.has_bytes)
+            st->in_use -= freed.bytes;
         if (ds->sink.model_pass && tr_delete_info_end(&ds->m->deletes, r->id, freed))
             return -1;
     }
@@ -244,11 +234,7 @@ int tr_device_stream_finish(tr_device_stream *ds)
 
 void tr_device_stream_free(tr_device_stream *ds)
 {
-    if (ds->dev)
-        for (size_t i = 0; i < ds->m->ndevices; i++) {
-            tr_u64map_free(&ds->dev[i].live);
-            tr_u64map_free(&ds->dev[i].live_host);
-        }
+    tr_local_allocs_free(&ds->live);
     if (ds->open_submits)
         for (size_t s = 0; s < ds->m->data.nstreams; s++)
             tr_u64map_free(&ds->open_submits[s]);

@@ -43,8 +43,6 @@ typedef struct tr_dev_sink {
 #define TR_DEVICE_MAX_LANES 256
 
 typedef struct tr_device_state {
-    tr_u64map live;      /* device address -> bytes of its alloc */
-    tr_u64map live_host; /* device address -> host address it maps */
     uint64_t in_use;
     uint64_t lane_end[TR_DEVICE_MAX_LANES];
     uint32_t nlanes;
@@ -61,6 +59,7 @@ typedef struct tr_device_stream {
     uint32_t *free_targets;   /* indices of ended ones, reused */
     size_t nfree, capfree;
     tr_u64map *open_submits;  /* per stream: host_op_ids of kernels begun, for stray ends */
+    tr_local_allocs live;     /* every thread's live allocations, in time order */
     tr_local_allocs *local;   /* the model's pass: per stream, its own view of the live allocations */
 } tr_device_stream;
 

@@ -181,9 +181,6 @@ static int on_metric(void *ctx, size_t device, uint64_t time, uint64_t value)
     return hold(de, device, 0, &e);
 }
 
-static uint32_t label_kernel(void *w, uint64_t target_codeptr) { return tr_defs_region_kernel(w, target_codeptr); }
-static uint32_t label_device_event(void *w, uint8_t rec_type) { return tr_defs_region_device_event(w, rec_type); }
-
 int tr_events_write_devices(tr_writer *w, OTF2_Archive *ar)
 {
     tr_model *m = &w->m;
@@ -205,7 +202,7 @@ int tr_events_write_devices(tr_writer *w, OTF2_Archive *ar)
             OTF2_EvtWriter_RmaWinCreate(de.dev[d].lanes[0].ew, 0, m->t_min,
                                         (OTF2_RmaWinRef)tr_rma_window(w->win_base, d));
     }
-    const tr_model_labels labels = {.kernel = label_kernel, .device_event = label_device_event, .ctx = w};
+    const tr_model_labels labels = tr_unit_labels(w);
     const tr_dev_sink sink = {.item = on_item, .metric = on_metric, .ctx = &de};
     if (!rc)
         rc = tr_device_pass(m, &labels, sink);

@@ -203,6 +203,10 @@ int tr_events_write_devices(tr_writer *w, OTF2_Archive *ar);
  * the journal holds no event (w->m.jd is loaded, nothing else); -1 with @err
  * (w is then empty). */
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen);
+/* How the model labels device items: with this journal's OTF2 regions,
+ * defined on first use (the model's pass and the writer's device pass ask
+ * the same questions in the same order). */
+tr_model_labels tr_unit_labels(tr_writer *w);
 /* Places it among the archive's ids. Returns 0, or -1 out of memory. */
 int tr_unit_place(tr_writer *w, uint64_t loc_base, uint32_t group_base, uint32_t win_base);
 /* Writes its events (w->events per location); adds their number to *total. */

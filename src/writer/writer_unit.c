@@ -16,6 +16,11 @@
 static uint32_t label_kernel(void *w, uint64_t target_codeptr) { return tr_defs_region_kernel(w, target_codeptr); }
 static uint32_t label_device_event(void *w, uint8_t rec_type) { return tr_defs_region_device_event(w, rec_type); }
 
+tr_model_labels tr_unit_labels(tr_writer *w)
+{
+    return (tr_model_labels){.kernel = label_kernel, .device_event = label_device_event, .ctx = w};
+}
+
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
@@ -33,7 +38,7 @@ int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, si
         tr_model_free(&w->m);
         return -1;
     }
-    const tr_model_labels labels = {.kernel = label_kernel, .device_event = label_device_event, .ctx = w};
+    const tr_model_labels labels = tr_unit_labels(w);
     int built = tr_model_build(&w->m, &labels);
     /* Every OpenMP program begins its initial thread and initial task; alone
      * they say nothing the program did, so a journal with no other record is
