@@ -24,7 +24,8 @@
 #      host states off and on
 #   9. target-dense offload (bench/target_overhead.py, issue 19): 100000
 #      target regions untraced, under an empty OMPT tool and under tracer
-#      (target classes; defaults), as ratios: loop, whole run, peak RSS
+#      (target classes; defaults; defaults with TRACER_WRITE_AT_END=0), as
+#      ratios: loop, whole run, peak RSS
 #  10. the end of a run as it grows (bench/target_scaling.py, issue 19): the
 #      fixed cost of a 20-region traced run, and wall time and peak RSS at
 #      20000 and 200000 regions against the bound untraced +

@@ -11,6 +11,9 @@ int mapped tofrom each) in four configurations, ROUNDS times (env, default
              target callbacks tracer registers, each returning at once
   targets    libtracer.so, TRACER_OMPT=constructs,data_ops,kernels
   defaults   libtracer.so, default settings
+  deferred   libtracer.so, TRACER_WRITE_AT_END=0: the journal only; the
+             run does not wait for the OTF2 write (tracer recover does it
+             later, at the cost the defaults row pays at exit)
 
 Per run: the loop's time per region as the program measured it (the write at
 exit is not in it), the whole process's wall time, and its peak RSS (wait4).
@@ -54,6 +57,8 @@ CONFIGS = [
     ("targets", "tracer, TRACER_OMPT=constructs,data_ops,kernels",
      {"LD_PRELOAD": lib, "TRACER_OMPT": "constructs,data_ops,kernels"}),
     ("defaults", "tracer, defaults", {"LD_PRELOAD": lib}),
+    ("deferred", "tracer, defaults, TRACER_WRITE_AT_END=0",
+     {"LD_PRELOAD": lib, "TRACER_WRITE_AT_END": "0"}),
 ]
 
 

@@ -60,7 +60,8 @@ const tr_cfg_var tr_cfg_vars[] = {
      "After writing the trace, print the report of `tracer summary` on stderr (MPI jobs: the rank that writes it)", 0, 0, 0,
      F(summary)},
     {"TRACER_WRITE_AT_END", TR_CFG_BOOL, "1",
-     "MPI jobs: write the job's archive at the end (0: keep rank journals for tracer recover)", 0, 0, 0,
+     "Write the OTF2 trace when the program ends (0: keep only the journal, MPI jobs every rank's; tracer "
+     "recover writes the trace later, and the program does not wait for it)", 0, 0, 0,
      F(write_at_end)},
     {"TRACER_JOB_WRITE", TR_CFG_CHOICE, "exit",
      "MPI jobs: who writes the job's archive: exit (the last rank to exit, from every rank's journal: nothing "

@@ -190,6 +190,18 @@ static void session_end(uint64_t end_ticks)
         return;
     }
 
+    /* TRACER_WRITE_AT_END=0: the journal is the durable record already, so
+     * the program ends as soon as it is closed; 'tracer recover' writes the
+     * archive from it later (or elsewhere), at the writer's full cost. */
+    if (!tr_cfg.write_at_end) {
+        if (tr_cfg.verbose)
+            tr_log("journal kept in %s (TRACER_WRITE_AT_END=0): 'tracer recover %s' writes the trace", dir_path,
+                   dir_path);
+        tr_fd_release(&journal);
+        tr_fd_release(&dir);
+        return;
+    }
+
     char apath[4200], jpath[4300], fallback[4300];
     fd_path(apath, sizeof apath, dfd, dir_path);
     snprintf(fallback, sizeof fallback, "%s/%s", apath, TR_JOURNAL_NAME);
