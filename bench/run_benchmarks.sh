@@ -282,7 +282,7 @@ if [[ -x $bench/target_dense ]]; then
     while read -r line; do
       [[ $(kv config "$line") == untraced ]] && continue
       row "target-dense offload, $(kv config "$line")" "100000 regions, 1 int tofrom each, medians of 5 rounds" \
-        "loop $(kv loop_vs_untraced "$line")x untraced, $(kv loop_vs_noop "$line")x the empty OMPT tool; whole run $(kv whole_vs_untraced "$line")x untraced; peak RSS $(kv rss_mb "$line") MB"
+        "loop $(kv loop_vs_untraced "$line")x untraced, $(kv loop_vs_noop "$line")x the empty OMPT tool ($(kv loop_vs_noop_thread "$line")x with a sleeping thread); whole run $(kv whole_vs_untraced "$line")x untraced; peak RSS $(kv rss_mb "$line") MB"
     done <"$tmp/target.kv"
   else
     row "target-dense offload" "100000 regions" "FAILED: $(tail -1 "$tmp/target.err")"

@@ -4,9 +4,36 @@
  * (src/ompt/ompt_start.c: device initialize/finalize/load/unload and the EMI
  * target, data-op and submit callbacks), each returning at once. The
  * difference to an untraced run is the cost of OMPT itself; the difference
- * to tracer is the cost of recording. */
+ * to tracer is the cost of recording.
+ *
+ * With TARGET_NOOP_THREAD=1 it also starts one thread that only sleeps, as
+ * tracer starts its journal thread: glibc takes its single-threaded fast
+ * paths (a mutex without atomic instructions, malloc without arena locks)
+ * only while a process has one thread, and libomptarget takes about 24
+ * mutexes per target region, so the second thread alone costs the loop
+ * time. That run is the floor for tracer's own cost. */
 #include <omp-tools.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+__attribute__((constructor)) static void start_thread(void)
+{
+    const char *e = getenv("TARGET_NOOP_THREAD");
+    pthread_t t;
+    if (e && !strcmp(e, "1") && !pthread_create(&t, NULL, sleeper, NULL))
+        pthread_detach(t);
+}
 
 static void device_initialize(int d, const char *t, ompt_device_t *dev, ompt_function_lookup_t l, const char *doc)
 {

@@ -9,6 +9,9 @@ int mapped tofrom each) in four configurations, ROUNDS times (env, default
   untraced   no OMPT tool
   empty tool build/bench/target_noop_tool.so preloaded: the device and
              target callbacks tracer registers, each returning at once
+  + thread   the same, with one more thread that only sleeps: what a
+             second thread (tracer's journal thread) costs by itself,
+             glibc leaving its single-threaded fast paths
   targets    libtracer.so, TRACER_OMPT=constructs,data_ops,kernels
   defaults   libtracer.so, default settings
   deferred   libtracer.so, TRACER_WRITE_AT_END=0: the journal only; the
@@ -18,7 +21,8 @@ int mapped tofrom each) in four configurations, ROUNDS times (env, default
 Per run: the loop's time per region as the program measured it (the write at
 exit is not in it), the whole process's wall time, and its peak RSS (wait4).
 Prints, per configuration, the medians of the per-round ratios to the
-untraced run (loop and whole run) and to the empty tool (loop), the median
+untraced run (loop and whole run), to the empty tool and to the empty tool
+with its sleeping thread (loop), the median
 loop time per region, whole-run time and peak RSS. Every run's check value
 must equal the untraced one.
 
@@ -27,7 +31,7 @@ every configuration, so that libomptarget finds libomp and target callbacks
 reach the empty tool too (tracer connects them itself).
 With TARGET_BENCH_KV=FILE the results are also written to FILE, one line
 per configuration: "config=K loop_ns=X loop_vs_untraced=R loop_vs_noop=N
-whole_s=W whole_vs_untraced=V rss_mb=M" (for bench/run_benchmarks.sh).
+loop_vs_noop_thread=T whole_s=W whole_vs_untraced=V rss_mb=M" (for bench/run_benchmarks.sh).
 Exit status: 0, or 1 when a run failed or its check value differed.
 """
 import os
@@ -54,6 +58,7 @@ for f in (prog, noop, lib):
 CONFIGS = [
     ("untraced", "untraced", {}),
     ("noop", "empty OMPT tool", {"LD_PRELOAD": noop}),
+    ("noop2", "empty OMPT tool + 1 sleeping thread", {"LD_PRELOAD": noop, "TARGET_NOOP_THREAD": "1"}),
     ("targets", "tracer, TRACER_OMPT=constructs,data_ops,kernels",
      {"LD_PRELOAD": lib, "TRACER_OMPT": "constructs,data_ops,kernels"}),
     ("defaults", "tracer, defaults", {"LD_PRELOAD": lib}),
@@ -106,19 +111,23 @@ def main():
                 failed = 1
     med = statistics.median
     kv = open(os.environ["TARGET_BENCH_KV"], "w") if os.environ.get("TARGET_BENCH_KV") else None
-    print("| configuration | loop ns/region | loop / untraced | loop / empty tool | whole run s | whole / untraced | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| configuration | loop ns/region | loop / untraced | loop / empty tool | loop / empty tool + thread "
+          "| whole run s | whole / untraced | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|")
     for key, label, _ in CONFIGS:
         rs = res[key]
         loop_u = med(r[0] / b[0] for r, b in zip(rs, base) if b[0])
         loop_n = med(r[0] / n[0] for r, n in zip(rs, res["noop"]) if n[0])
+        loop_t = med(r[0] / n[0] for r, n in zip(rs, res["noop2"]) if n[0])
         whole_u = med(r[2] / b[2] for r, b in zip(rs, base))
-        print("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.0f |" % (
-            label, med(r[0] for r in rs), loop_u, loop_n, med(r[2] for r in rs), whole_u, med(r[3] for r in rs)))
+        print("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f |" % (
+            label, med(r[0] for r in rs), loop_u, loop_n, loop_t, med(r[2] for r in rs), whole_u,
+            med(r[3] for r in rs)))
         if kv:
-            kv.write("config=%s loop_ns=%.0f loop_vs_untraced=%.2f loop_vs_noop=%.2f whole_s=%.2f "
-                     "whole_vs_untraced=%.2f rss_mb=%.0f\n" % (key, med(r[0] for r in rs), loop_u, loop_n,
-                                                              med(r[2] for r in rs), whole_u, med(r[3] for r in rs)))
+            kv.write("config=%s loop_ns=%.0f loop_vs_untraced=%.2f loop_vs_noop=%.2f loop_vs_noop_thread=%.2f "
+                     "whole_s=%.2f whole_vs_untraced=%.2f rss_mb=%.0f\n"
+                     % (key, med(r[0] for r in rs), loop_u, loop_n, loop_t, med(r[2] for r in rs), whole_u,
+                        med(r[3] for r in rs)))
     if kv:
         kv.close()
     sys.exit(failed)
