@@ -2,8 +2,11 @@
 """programs/crash.c and programs/offload_crash.c: runs that do not end
 normally (SIGSEGV, abort, _exit, SIGKILL) leave a journal that
 `tracer recover DIR` turns into an archive holding every event recorded
-before the end (the crash handler flushes everything; _exit and SIGKILL come
-3 flush intervals after the last event). The application's behaviour (exit
+before the end (the crash handler flushes everything, on a fault, abort, and
+SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU sent to the process; _exit and
+SIGKILL come 3 flush intervals after the last event). A SIGHUP ignored
+before tracing starts stays ignored; a SIGTERM handler of the program's own
+runs, and the run goes on. The application's behaviour (exit
 status, its own SIGSEGV handler) is unchanged. Also `tracer recover`'s
 errors: a directory with a complete trace (exit 1 unless --force, which
 replaces it whole, stale location files included, silently), a missing
@@ -134,6 +137,30 @@ def main():
                    want_how=r"did not end normally")
         crash_case(c, tmp, "kill", -signal.SIGKILL, "", extra_args=[sleep], want_marks=N,
                    want_how=r"did not end normally")
+        # the signals that end a process from outside (a batch system's
+        # time limit, Ctrl-C, a launcher after MPI_Abort): everything
+        # recorded is saved at once, and the process dies of the signal
+        for mode, sig in (("term", signal.SIGTERM), ("int", signal.SIGINT), ("hup", signal.SIGHUP),
+                          ("quit", signal.SIGQUIT), ("xcpu", signal.SIGXCPU)):
+            crash_case(c, tmp, mode, -sig, "", want_marks=N,
+                       want_how=r"died of a signal, signal %d\)" % sig)
+        # SIGHUP ignored before tracing starts (nohup) stays ignored, and a
+        # SIGTERM handler of the program's own still runs: both runs go on
+        # and end normally, with the trace written at exit
+        for mode, want_stdout in (("ignored", ""), ("ownterm", "own term\n")):
+            out = os.path.join(tmp, "t-" + mode)
+            args = [h.env_path("TEST_CRASH_BIN"), mode, str(N)]
+            plain = h.run(args, tmp, traced=False, extra_env=env_for())
+            traced = h.run(args, tmp, traced=True, output=out, extra_env=env_for(out))
+            for label, p in (("without tracer", plain), ("with tracer", traced)):
+                c.equal(p.returncode, 0, "%s: exit status %s" % (mode, label))
+                c.equal(p.stdout.decode(errors="replace"), want_stdout, "%s: stdout %s" % (mode, label))
+            c.equal(tracer_lines(traced), [], "%s: tracer: lines" % mode)
+            c.check(not os.path.exists(os.path.join(out, "tracer.journal")),
+                    "%s: the journal is still there: the run did not end normally" % mode)
+            t = read_archive(c, mode, out)
+            if t is not None:
+                check_marks(c, mode, t, N + 1)
         # a stack overflow: the handler runs on tracer's alternate signal
         # stack (sanitizers handle this fault themselves: plain builds only)
         if not os.environ.get("TEST_SANITIZER_PRELOAD"):

@@ -1,6 +1,14 @@
 /* crash.c - what a dying process leaves: on SIGSEGV, SIGBUS, SIGFPE, SIGILL
- * and SIGABRT, append every unwritten chunk to the journal (async-signal-safe
- * code only), then let the signal take its course unchanged.
+ * and SIGABRT, and on the signals that end a process from outside (SIGTERM,
+ * SIGINT, SIGHUP, SIGQUIT, SIGXCPU: a batch system's time limit, Ctrl-C, a
+ * launcher cleaning up after MPI_Abort), append every unwritten chunk to the
+ * journal (async-signal-safe code only), then let the signal take its course
+ * unchanged.
+ *
+ * A signal from outside that the program ignores when tracing starts is
+ * left alone: a handler would change what an ignored signal does (it would
+ * interrupt system calls, and a program exec'd from this one would no longer
+ * inherit the ignoring, as under nohup). The program's SA_RESTART is kept.
  *
  * A signal is the end of the run only when it is fatal. When the program had
  * a handler of its own for it before tracing started, that handler runs
@@ -23,8 +31,12 @@
 
 #include "journal/consumer.h"
 
-static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
 #define NSIG_HANDLED (sizeof signals / sizeof *signals)
+
+/* A fault repeats when its handler returns; every other signal was sent
+ * (by the kernel too: SIGXCPU, a terminal's SIGHUP) and happens once. */
+static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; }
 
 static struct sigaction previous[NSIG_HANDLED];
 static int armed; /* cleared in a forked child: the journal is the parent's */
@@ -114,7 +126,7 @@ static void on_crash(int sig, siginfo_t *info, void *context)
     int i = slot(sig);
     if (i < 0)
         return;
-    int sent = !info || info->si_code <= 0; /* kill, raise, abort: not a fault */
+    int sent = !is_fault(sig) || !info || info->si_code <= 0; /* kill, raise, abort: not a fault */
     if (is_handler(&previous[i])) {
         chain(sig, info, context, i);
         if (fatal_after_return(sig, sent))
@@ -141,8 +153,18 @@ void tr_crash_install(void)
     sa.sa_sigaction = on_crash;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK; /* a stack overflow leaves no stack */
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < NSIG_HANDLED; i++)
-        sigaction(signals[i], &sa, &previous[i]);
+    for (size_t i = 0; i < NSIG_HANDLED; i++) {
+        int sig = signals[i];
+        if (is_fault(sig) || sig == SIGABRT) {
+            sigaction(sig, &sa, &previous[i]);
+            continue;
+        }
+        if (sigaction(sig, 0, &previous[i]) || previous[i].sa_handler == SIG_IGN)
+            continue;
+        struct sigaction own = sa;
+        own.sa_flags |= previous[i].sa_flags & SA_RESTART;
+        sigaction(sig, &own, 0);
+    }
 }
 
 void tr_crash_forget_journal(void)

@@ -10,8 +10,19 @@
  *   own      installs its own SIGSEGV handler BEFORE tracing starts (it
  *            prints "own handler" and _exit(3)s), then marks, then SIGSEGV
  *   overflow unbounded recursion: SIGSEGV on a stack with no room left
+ *   term, int, hup, quit, xcpu
+ *            kill(getpid(), SIGTERM / SIGINT / SIGHUP / SIGQUIT / SIGXCPU),
+ *            as a batch system, a terminal or a launcher would
+ *   ignored  SIGHUP ignored BEFORE tracing starts (as under nohup); the
+ *            marks, a line when SIGHUP is no longer ignored (what an exec'd
+ *            program would inherit), kill(getpid(), SIGHUP), one more mark
+ *            (value N), and main returns 0
+ *   ownterm  its own SIGTERM handler installed BEFORE tracing starts (it
+ *            prints "own term" and returns); the marks, kill(getpid(),
+ *            SIGTERM), one more mark (value N), and main returns 0
  * usage: crash MODE N [SLEEP_MS]
- * Prints nothing else (the "own handler" line only in mode own). */
+ * Prints nothing else (the "own handler" / "own term" lines only in modes
+ * own and ownterm). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +40,19 @@ static void own_handler(int sig)
     (void)r;
     _exit(3);
 }
+
+static void own_term(int sig)
+{
+    (void)sig;
+    static const char msg[] = "own term\n";
+    ssize_t r = write(1, msg, sizeof msg - 1);
+    (void)r;
+}
+
+static const struct {
+    const char *mode;
+    int sig;
+} sent[] = {{"term", SIGTERM}, {"int", SIGINT}, {"hup", SIGHUP}, {"quit", SIGQUIT}, {"xcpu", SIGXCPU}};
 
 static void sleep_ms(long ms)
 {
@@ -70,9 +94,39 @@ int main(int argc, char **argv)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGSEGV, &sa, 0);
     }
+    if (!strcmp(mode, "ignored"))
+        signal(SIGHUP, SIG_IGN);
+    if (!strcmp(mode, "ownterm")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own_term;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, 0);
+    }
     tracer_region_t m = tracer_region_register("step"); /* tracing starts here */
     for (long i = 0; i < n; i++)
         tracer_mark(m, (uint64_t)i);
+    for (size_t i = 0; i < sizeof sent / sizeof *sent; i++) {
+        if (!strcmp(mode, sent[i].mode)) {
+            kill(getpid(), sent[i].sig);
+            sleep_ms(10000);
+            return 4;
+        }
+    }
+    if (!strcmp(mode, "ignored")) {
+        /* what a program exec'd from here would inherit */
+        struct sigaction now;
+        if (sigaction(SIGHUP, 0, &now) || now.sa_handler != SIG_IGN) {
+            static const char msg[] = "SIGHUP is no longer ignored\n";
+            ssize_t r = write(1, msg, sizeof msg - 1);
+            (void)r;
+        }
+    }
+    if (!strcmp(mode, "ignored") || !strcmp(mode, "ownterm")) {
+        kill(getpid(), !strcmp(mode, "ignored") ? SIGHUP : SIGTERM);
+        tracer_mark(m, (uint64_t)n);
+        return 0;
+    }
     if (!strcmp(mode, "segv") || !strcmp(mode, "own"))
         segv();
     if (!strcmp(mode, "abort"))
