@@ -2,9 +2,9 @@
 """programs/crash.c and programs/offload_crash.c: runs that do not end
 normally (SIGSEGV, abort, _exit, SIGKILL) leave a journal that
 `tracer recover DIR` turns into an archive holding every event recorded
-before the end (the crash handler flushes everything, on a fault, abort, and
-SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU sent to the process; _exit and
-SIGKILL come 3 flush intervals after the last event). A SIGHUP ignored
+before the end (the crash handler flushes everything, on a fault, abort,
+SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU sent to the process, and _exit
+right after the last event; SIGKILL comes 3 flush intervals after it). A SIGHUP ignored
 before tracing starts stays ignored; a SIGTERM handler of the program's own
 runs, and the run goes on. The application's behaviour (exit
 status, its own SIGSEGV handler) is unchanged. Also `tracer recover`'s
@@ -133,8 +133,10 @@ def main():
                    want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV)
         crash_case(c, tmp, "abort", -signal.SIGABRT, "", want_marks=N,
                    want_how=r"died of a signal, signal %d\)" % signal.SIGABRT)
-        crash_case(c, tmp, "_exit", 5, "", extra_args=[sleep], want_marks=N,
-                   want_how=r"did not end normally")
+        # _exit right after the last event: everything is saved, and the
+        # journal says how the run ended
+        crash_case(c, tmp, "_exit", 5, "", extra_args=["0"], want_marks=N,
+                   want_how=r"ended in _exit, status 5\)")
         crash_case(c, tmp, "kill", -signal.SIGKILL, "", extra_args=[sleep], want_marks=N,
                    want_how=r"did not end normally")
         # the signals that end a process from outside (a batch system's
@@ -147,7 +149,9 @@ def main():
         # SIGHUP ignored before tracing starts (nohup) stays ignored, and a
         # SIGTERM handler of the program's own still runs: both runs go on
         # and end normally, with the trace written at exit
-        for mode, want_stdout in (("ignored", ""), ("ownterm", "own term\n")):
+        # (vfork: the child's _exit after a failed exec is not the end of
+        # the parent's run, which shares its memory)
+        for mode, want_stdout in (("ignored", ""), ("ownterm", "own term\n"), ("vfork", "")):
             out = os.path.join(tmp, "t-" + mode)
             args = [h.env_path("TEST_CRASH_BIN"), mode, str(N)]
             plain = h.run(args, tmp, traced=False, extra_env=env_for())

@@ -230,11 +230,16 @@ int cmd_recover(int argc, char **argv)
         return 1;
     }
     print_skipped(&r, 0);
-    const char *how = r.ended ? "the run ended normally" : r.crashed ? "the run died of a signal"
-                                                                   : "the run did not end normally";
+    int exited = r.crashed && r.crash_signal < 0;
+    const char *how = r.ended     ? "the run ended normally"
+                      : exited    ? "the run ended in _exit"
+                      : r.crashed ? "the run died of a signal"
+                                  : "the run did not end normally";
     printf("recovered %s/traces.otf2: %llu events of %llu host threads and %llu devices (%s", dir,
            (unsigned long long)r.events, (unsigned long long)r.locations, (unsigned long long)r.devices, how);
-    if (r.crashed)
+    if (exited)
+        printf(", status %d", -(r.crash_signal + 1));
+    else if (r.crashed)
         printf(", signal %d", r.crash_signal);
     printf(")\n");
     return 0;

@@ -28,7 +28,8 @@ void tr_consumer_sync(void);
 /* Wakes the thread (a producer is waiting for a free chunk). */
 void tr_consumer_wake(void);
 /* Async-signal-safe: appends, uncompressed, every chunk not yet written
- * (full, being written, current), a clock pair and a CRASH frame. */
+ * (full, being written, current), a clock pair and a CRASH frame with
+ * @sig: the signal, or -(S + 1) for _exit(S) (journal_format.h). */
 void tr_consumer_crash_flush(int sig);
 
 #endif

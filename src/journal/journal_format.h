@@ -20,7 +20,9 @@
  *           NUL-terminated (empty when unknown)
  *   CLOCK   u64 tick, u64 ns (CLOCK_MONOTONIC): a calibration pair
  *   END     tr_journal_end: the run ended normally
- *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal
+ *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal; a
+ *           negative "signal" -(S + 1): it ended in _exit(S) (or _Exit),
+ *           every chunk saved as for a signal (tr_run_end_text)
  *   VARIABLE tr_journal_variable, then the name (NUL-terminated): a named
  *           global that data operations touched
  *   MPIT    u32 kind (enum tr_mpit_frame), u32 pad, then by kind:
@@ -42,6 +44,7 @@
 #define TR_JOURNAL_FORMAT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define TR_JOURNAL_NAME "tracer.journal"
 #define TR_FRAME_MAGIC 0x4d465254u /* "TRFM" */
@@ -187,5 +190,15 @@ uint32_t tr_crc32(uint32_t crc, const void *data, uint64_t len);
 
 /* Fills magic, version, type and both CRCs (async-signal-safe). */
 void tr_frame_seal(tr_frame_header *h, uint16_t type, const void *payload, uint64_t payload_bytes);
+
+/* How a run that did not end normally ended, from its CRASH frame's
+ * signal field: "crashed (signal N)" or "ended in _exit(S)". */
+static inline void tr_run_end_text(char *out, unsigned long size, int crash_signal)
+{
+    if (crash_signal < 0)
+        snprintf(out, size, "ended in _exit(%d)", -(crash_signal + 1));
+    else
+        snprintf(out, size, "crashed (signal %d)", crash_signal);
+}
 
 #endif

@@ -16,8 +16,9 @@
  * SA_SIGINFO honoured), and may recover (siglongjmp, a fixed mapping): the
  * run goes on and nothing is written. The journal is saved only when the
  * process is about to die of it: the handler returned and left the default
- * action to come, or it ends the process with _exit (interposed here for
- * that alone), or the signal meets the default action directly. */
+ * action to come, or it ends the process with _exit, or the signal meets the
+ * default action directly. _exit and _Exit are interposed: they end the run,
+ * and save it, wherever they are called. */
 #define _GNU_SOURCE 1 /* RTLD_NEXT, sigorset */
 #include "session/crash.h"
 
@@ -40,6 +41,7 @@ static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == 
 
 static struct sigaction previous[NSIG_HANDLED];
 static int armed; /* cleared in a forked child: the journal is the parent's */
+static pid_t owner; /* the process whose journal it is: not a vfork child */
 static int flushed;
 
 /* The signal whose program handler this thread is running (0: none), and
@@ -147,6 +149,7 @@ static void on_crash(int sig, siginfo_t *info, void *context)
 
 void tr_crash_install(void)
 {
+    owner = (pid_t)syscall(SYS_getpid);
     armed = 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -180,17 +183,23 @@ int tr_crash_chained_signal(void)
 
 void tr_crash_save_journal(int sig) { save_journal(sig); }
 
-/* The program's fault handler ending the process: that fault was its end. */
-static void exiting(void)
+/* The program's fault handler ending the process: that fault was its end.
+ * Any other _exit ends the run too, without atexit: every chunk is saved as
+ * for a signal, the journal saying _exit(status) (journal_format.h). Not in
+ * a vfork child, which shares this memory and calls _exit when its exec
+ * fails: the run is the parent's, and goes on. */
+static void exiting(int status)
 {
     int sig = tr_crash_chained_signal();
     if (sig)
         save_journal(sig);
+    else if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && (pid_t)syscall(SYS_getpid) == owner)
+        save_journal(-((status & 0xff) + 1));
 }
 
 __attribute__((visibility("default"), noreturn)) void _exit(int status)
 {
-    exiting();
+    exiting(status);
     if (next_exit)
         next_exit(status);
     for (;;)
@@ -199,7 +208,7 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 
 __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 {
-    exiting();
+    exiting(status);
     if (next_Exit)
         next_Exit(status);
     for (;;)

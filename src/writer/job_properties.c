@@ -63,7 +63,7 @@ static void run_end(text *t, const tr_rank_desc *const *ranks, size_t n)
         const tr_rank_desc *d = ranks[i];
         char how[64] = "";
         if (d->crashed)
-            snprintf(how, sizeof how, "crashed (signal %d)", d->crash_signal);
+            tr_run_end_text(how, sizeof how, d->crash_signal);
         else if (!d->ended)
             snprintf(how, sizeof how, "recovered");
         if (!how[0] && !d->empty)

@@ -18,7 +18,7 @@ static void run_end_property(OTF2_Archive *ar, const tr_journal_data *jd)
 {
     char value[128];
     if (jd->crashed)
-        snprintf(value, sizeof value, "crashed (signal %d)", jd->crash_signal);
+        tr_run_end_text(value, sizeof value, jd->crash_signal);
     else if (!jd->ended)
         snprintf(value, sizeof value, "recovered (the run did not end normally)");
     else

@@ -17,6 +17,9 @@
  *            marks, a line when SIGHUP is no longer ignored (what an exec'd
  *            program would inherit), kill(getpid(), SIGHUP), one more mark
  *            (value N), and main returns 0
+ *   vfork    the marks, then vfork: the child's exec fails and it calls
+ *            _exit(127); the parent waits for it, one more mark (value N),
+ *            main returns 0
  *   ownterm  its own SIGTERM handler installed BEFORE tracing starts (it
  *            prints "own term" and returns); the marks, kill(getpid(),
  *            SIGTERM), one more mark (value N), and main returns 0
@@ -28,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tracer.h"
@@ -121,6 +125,19 @@ int main(int argc, char **argv)
             ssize_t r = write(1, msg, sizeof msg - 1);
             (void)r;
         }
+    }
+    if (!strcmp(mode, "vfork")) {
+        pid_t child = vfork();
+        if (child == 0) {
+            char *const argv_[] = {"/nonexistent/tracer-test", 0};
+            execv(argv_[0], argv_);
+            _exit(127);
+        }
+        int status = 0;
+        if (child > 0)
+            waitpid(child, &status, 0);
+        tracer_mark(m, (uint64_t)n);
+        return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 0 : 6;
     }
     if (!strcmp(mode, "ignored") || !strcmp(mode, "ownterm")) {
         kill(getpid(), !strcmp(mode, "ignored") ? SIGHUP : SIGTERM);
