@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "journal/inflight_salvage.h"
 #include "journal/journal_format.h"
 #include "writer/writer.h"
 
@@ -117,6 +118,49 @@ static void print_skipped(const tr_convert_report *r, int job)
                 (unsigned long long)r->missing_chunks);
 }
 
+/* Before the archive is written: what the in-flight file adds to @journal.
+ * Problems go to stderr at once; the per-thread report waits for the
+ * archive's line (print_salvage). */
+static void salvage(const char *journal, const char *who, tr_salvage_report *r)
+{
+    int rc = tr_inflight_salvage(journal, r);
+    if (r->state == TR_SALVAGE_LIVE)
+        fprintf(stderr, "tracer: recover: %sthe process still runs (it maps %s); only its journal is used\n", who,
+                r->path);
+    else if (r->state == TR_SALVAGE_BAD)
+        fprintf(stderr, "tracer: recover: %sthe in-flight file %s is not used: %s\n", who, r->path, r->problem);
+    else if (rc)
+        fprintf(stderr, "tracer: recover: %s%s; the in-flight file %s is kept\n", who, r->problem, r->path);
+    if (r->bad_chunks)
+        fprintf(stderr, "tracer: recover: %s%llu damaged chunk(s) of the in-flight file %s skipped\n", who,
+                (unsigned long long)r->bad_chunks, r->path);
+}
+
+/* Per thread: records from the journal, from the in-flight file, and gaps.
+ * Once the archive holds them, the in-flight file goes. */
+static void print_salvage(const tr_salvage_report *r, const char *who, int written)
+{
+    if (r->state == TR_SALVAGE_TAKEN)
+        printf("  %sin-flight file %s: %llu records in %llu chunks not in the journal%s\n", who, r->path,
+               (unsigned long long)r->records_added, (unsigned long long)r->chunks_added,
+               r->chunks_added ? ", now appended to it" : "");
+    else if (r->state == TR_SALVAGE_GONE)
+        printf("  %sno in-flight file left: the run saved every chunk in the journal\n", who);
+    else if (r->state == TR_SALVAGE_NONE)
+        printf("  %sno in-flight file (the run had no usable /dev/shm): only the journal\n", who);
+    for (size_t i = 0; i < r->nthreads; i++) {
+        const tr_salvage_thread *t = &r->threads[i];
+        printf("  %sthread %u (tid %u): %llu records from the journal, %llu from the in-flight file", who,
+               t->location, t->tid, (unsigned long long)t->journal_records, (unsigned long long)t->inflight_records);
+        if (t->gaps)
+            printf("; %llu chunk(s) missing in %llu gap(s), the first at chunk %llu, marked measurement off",
+                   (unsigned long long)t->missing, (unsigned long long)t->gaps, (unsigned long long)t->first_gap_seq);
+        printf("\n");
+    }
+    if (written)
+        tr_inflight_salvage_remove(r);
+}
+
 /* The marks ranks leave in DIR/journals when they count themselves out at
  * exit (src/job/job_exit.h): left behind when a rank died before its exit,
  * they mean nothing once the archive is written. */
@@ -146,6 +190,14 @@ static int recover_job(const char *dir, struct dirent **list, int n)
         else
             snprintf(paths[i], len, "%s/journals/%s", dir, list[i]->d_name);
     }
+    tr_salvage_report *sr = calloc((size_t)n, sizeof *sr);
+    char (*who)[32] = calloc((size_t)n, sizeof *who);
+    if (!sr || !who)
+        rc = 1;
+    for (int i = 0; !rc && i < n; i++) {
+        snprintf(who[i], sizeof who[i], "rank %ld: ", strtol(list[i]->d_name + 4, 0, 10));
+        salvage(paths[i], who[i], &sr[i]);
+    }
     tr_convert_report r;
     if (rc) {
         fprintf(stderr, "tracer: recover: out of memory\n");
@@ -162,7 +214,13 @@ static int recover_job(const char *dir, struct dirent **list, int n)
         if (r.ranks_missing)
             printf("; missing: rank%s %s", r.ranks_missing == 1 ? "" : "s", r.missing);
         printf(")\n");
+        for (int i = 0; i < n; i++)
+            print_salvage(&sr[i], who[i], 1);
     }
+    for (int i = 0; sr && i < n; i++)
+        tr_salvage_report_free(&sr[i]);
+    free(sr);
+    free(who);
     for (int i = 0; paths && i < n; i++)
         free(paths[i]);
     free(paths);
@@ -224,9 +282,12 @@ int cmd_recover(int argc, char **argv)
         return 1;
     }
     remove_old_archive(dir);
+    tr_salvage_report sr;
+    salvage(journal, "", &sr);
     tr_convert_report r;
     if (tr_writer_convert(journal, dir, &r)) {
         fprintf(stderr, "tracer: recover: %s\n", r.error);
+        tr_salvage_report_free(&sr);
         return 1;
     }
     print_skipped(&r, 0);
@@ -242,5 +303,7 @@ int cmd_recover(int argc, char **argv)
     else if (r.crashed)
         printf(", signal %d", r.crash_signal);
     printf(")\n");
+    print_salvage(&sr, "", 1);
+    tr_salvage_report_free(&sr);
     return 0;
 }

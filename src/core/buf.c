@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/inflight.h"
 #include "core/log.h"
 
 _Static_assert(sizeof(tr_chunk) == TR_CHUNK_BYTES, "chunk is exactly TR_CHUNK_BYTES");
@@ -70,7 +71,7 @@ static void full_fence_all_threads(void)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop)
+int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop, int inflight)
 {
     uint64_t n = max_memory / TR_CHUNK_BYTES;
     if (n < 2)
@@ -78,8 +79,10 @@ int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop)
     if (n > UINT32_MAX / 2)
         n = UINT32_MAX / 2;
     /* Address space only: pages become memory when a chunk is first used. */
-    void *p = mmap(0, (size_t)n * TR_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void *p = inflight ? tr_inflight_create(n, TR_CHUNK_BYTES) : 0;
+    if (!p)
+        p = mmap(0, (size_t)n * TR_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
     if (p == MAP_FAILED)
         return -1;
     pool = p;
@@ -111,6 +114,7 @@ static tr_chunk *pool_get(void)
     uint32_t i = __atomic_load_n(&pool_fresh, __ATOMIC_RELAXED);
     while (i < pool_chunks) {
         if (__atomic_compare_exchange_n(&pool_fresh, &i, i + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            tr_inflight_reserve(i);
             tr_chunk *c = chunk_at(i);
             c->index = i;
             return c;
@@ -207,10 +211,17 @@ static tr_chunk *take_chunk(tr_tbuf *b)
     if (!c)
         return 0;
     __atomic_fetch_add(&b->held, 1, __ATOMIC_RELAXED);
+    /* This order is what makes the in-flight file safe to read after any
+     * death (docs/crash-survival.md): count drops to 0 before the header
+     * names the new owner and seq, so the old records are never read as the
+     * new owner's, and it rises again only after new records exist. */
+    __atomic_store_n(&c->count, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&c->owner, b, __ATOMIC_RELAXED);
-    c->seq = b->next_seq++;
+    __atomic_store_n(&c->location, b->index, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->tid, (uint32_t)b->tid, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->seq, b->next_seq++, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->generation, c->generation + 1, __ATOMIC_RELEASE);
     c->flushed = 0;
-    __atomic_store_n(&c->count, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->state, TR_CHUNK_CURRENT, __ATOMIC_RELEASE);
     return c;
 }
@@ -508,6 +519,13 @@ tr_chunk *tr_buf_pool_chunk(uint32_t i)
 void tr_buf_reset_after_fork(void)
 {
     tr_buf_recording = 0;
+    /* The pool is not mapped in the child (MADV_DONTFORK): nothing may
+     * look at it, nor remove the parent's file. */
+    pool = 0;
+    pool_chunks = 0;
+    pool_fresh = 0;
+    free_head = 0;
+    tr_inflight_forget();
     /* The child records nothing: what it refuses is not "late" events of a
      * trace (the end-of-run line would claim so), so it is not counted. */
     tr_buf_ever_recorded = 0;

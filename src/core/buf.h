@@ -61,7 +61,13 @@ struct tr_chunk {
     uint32_t index;          /* this chunk's pool index */
     uint32_t flushed;        /* records already in the journal (consumer only) */
     uint32_t crash_written;  /* written by the crash handler (its only writer) */
-    uint32_t pad[4];
+    /* For tracer recover, which reads the pool from the in-flight file
+     * (core/inflight.h) after the process died: owner means nothing there.
+     * Set when a thread takes the chunk, after count = 0 (crash-survival.md). */
+    uint32_t location;       /* the owner's index */
+    uint32_t tid;
+    uint32_t generation;     /* how many times the chunk was taken */
+    uint32_t pad;
     tr_record rec[TR_CHUNK_RECORDS];
 };
 
@@ -147,8 +153,10 @@ static inline void tr_buf_commit(void)
 void tr_buf_count_small(int from_device, uint64_t bytes);
 
 /* Reserves the pool: @max_memory for all threads, @per_thread for one,
- * @drop: drop mode. Returns 0, or -1 (nothing reserved). */
-int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop);
+ * @drop: drop mode, @inflight: in a /dev/shm file that outlives the process
+ * (core/inflight.h; private memory where that fails). Returns 0, or -1
+ * (nothing reserved). */
+int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop, int inflight);
 /* Starts accepting records (after tr_buf_init). */
 void tr_buf_start(void);
 

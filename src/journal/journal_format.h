@@ -162,6 +162,8 @@ enum tr_journal_key {
     TR_KEY_CLOCK_TSC,      /* u32: 1 when ticks are TSC ticks, 0 when ns */
     TR_KEY_CLOCK0,         /* u64 tick, u64 ns: the first calibration pair */
     TR_KEY_REALTIME_OFFSET, /* i64: CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+    TR_KEY_INFLIGHT,       /* u64 run id, then the in-flight file's path (core/inflight.h):
+                            * the chunk pool, which tracer recover reads after a SIGKILL */
 };
 
 enum tr_string_kind {

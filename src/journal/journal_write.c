@@ -75,6 +75,12 @@ static int reopen(void)
 
 /* One writev per frame: Linux appends it as a unit to an O_APPEND file, so a
  * crash handler writing beside the consumer thread never splits a frame. */
+/* Set by a failed append: the journal may lack records that the in-flight
+ * file (core/inflight.h) still holds, so that file must then be kept. */
+static int write_failed;
+
+int tr_journal_write_failed(void) { return __atomic_load_n(&write_failed, __ATOMIC_ACQUIRE); }
+
 static int append_to(int fd, tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
 {
     tr_frame_seal(h, type, payload, bytes);
@@ -88,6 +94,7 @@ static int append_to(int fd, tr_frame_header *h, uint16_t type, const void *payl
             continue;
         if (n >= 0)
             errno = ENOSPC; /* a short append: the reader drops the torn frame */
+        __atomic_store_n(&write_failed, 1, __ATOMIC_RELEASE);
         return -1;
     }
 }
@@ -114,8 +121,10 @@ static int append_checked(tr_frame_header *h, uint16_t type, const void *payload
         errno = gone ? ESTALE : EBADF;
         return -1;
     }
-    if (fd < 0 && (fd = reopen()) < 0)
+    if (fd < 0 && (fd = reopen()) < 0) {
+        __atomic_store_n(&write_failed, 1, __ATOMIC_RELEASE);
         return -1;
+    }
     return append_to(fd, h, type, payload, bytes);
 }
 
@@ -135,6 +144,7 @@ int tr_journal_append_signal(tr_frame_header *h, uint16_t type, const void *payl
 {
     int fd = own_fd >= 0 ? own_fd : tr_fd_get(&journal);
     if (fd < 0) {
+        __atomic_store_n(&write_failed, 1, __ATOMIC_RELEASE);
         errno = EBADF;
         return -1;
     }

@@ -42,6 +42,9 @@ int tr_journal_append_signal(tr_frame_header *h, uint16_t type, const void *payl
 
 /* 1 while there is a journal to append to. */
 int tr_journal_is_open(void);
+/* Nonzero once an append failed (a full disk, the journal gone): some
+ * records may then be only in memory, or in the in-flight file. */
+int tr_journal_write_failed(void);
 
 /* Ends appending: the journal's descriptor moves to *@out (the caller reads
  * the journal through it and releases it with tr_fd_release); out->fd is -1

@@ -30,7 +30,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "core/inflight.h"
 #include "journal/consumer.h"
+#include "journal/journal_write.h"
 
 static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
 #define NSIG_HANDLED (sizeof signals / sizeof *signals)
@@ -76,8 +78,13 @@ static int is_handler(const struct sigaction *sa)
 
 static void save_journal(int sig)
 {
-    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL))
+    if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL)) {
         tr_consumer_crash_flush(sig);
+        /* Every chunk is in the journal now: the in-flight file is needed
+         * only if an append failed. */
+        if (!tr_journal_write_failed())
+            tr_inflight_remove();
+    }
 }
 
 /* Runs the program's handler @h as the kernel would have: with the mask the

@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/fd_keep.h"
+#include "core/inflight.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "journal/consumer.h"
@@ -83,24 +84,36 @@ static int write_start(void)
     tr_kv_add(&kv, TR_KEY_CLOCK0, pair, 16);
     int64_t off = tr_clock_realtime_offset_ns();
     tr_kv_add(&kv, TR_KEY_REALTIME_OFFSET, &off, 8);
+    const char *inflight = tr_inflight_path();
+    if (inflight[0]) {
+        char v[128];
+        uint64_t id = tr_inflight_run_id();
+        size_t len = strlen(inflight);
+        memcpy(v, &id, 8);
+        memcpy(v + 8, inflight, len);
+        tr_kv_add(&kv, TR_KEY_INFLIGHT, v, (uint32_t)(8 + len));
+    }
     return tr_journal_write_start(&kv);
 }
 
 static int session_start(void)
 {
-    if (tr_buf_init(tr_cfg.max_memory, tr_cfg.buffer_size, tr_cfg.on_full == TR_ON_FULL_DROP)) {
+    if (tr_buf_init(tr_cfg.max_memory, tr_cfg.buffer_size, tr_cfg.on_full == TR_ON_FULL_DROP, 1)) {
         tr_log("cannot reserve %llu bytes of buffer memory (TRACER_MAX_MEMORY); this run is not traced",
                (unsigned long long)tr_cfg.max_memory);
         return -1;
     }
     int fd = tr_output_dir_create(dir_path, sizeof dir_path, &dir_created);
-    if (fd < 0)
+    if (fd < 0) {
+        tr_inflight_remove();
         return -1;
+    }
     keep_dir(fd);
     if (dir.fd < 0 || tr_journal_open(dir.fd)) {
         tr_log("journal: cannot create %s/%s: %s; this run is not traced", dir_path, TR_JOURNAL_NAME,
                strerror(errno));
         tr_fd_release(&dir);
+        tr_inflight_remove();
         return -1;
     }
     if (write_start() || tr_consumer_start(tr_cfg.flush_interval_ns)) {
@@ -108,6 +121,7 @@ static int session_start(void)
                strerror(errno));
         tr_journal_close();
         tr_fd_release(&dir);
+        tr_inflight_remove();
         return -1;
     }
     tr_crash_install();
@@ -172,6 +186,10 @@ static void session_end(uint64_t end_ticks)
     tr_fd journal;
     tr_journal_detach(&journal);
     tr_crash_forget_journal();
+    /* Every record is in the journal: the copy in /dev/shm is no longer
+     * needed, unless an append failed (then tracer recover takes it). */
+    if (!tr_journal_write_failed())
+        tr_inflight_remove();
     /* seq_cst with the job end hook: tr_session_in_job() then sees this, or
      * the hook is called below (src/job/job_exit.c needs one of the two) */
     __atomic_store_n(&active, 0, __ATOMIC_SEQ_CST);

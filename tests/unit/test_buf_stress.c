@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     for (int p = 0; p < PRODUCERS; p++)
         producers[p].next = 1;
     /* 8 chunks for 4 producers, 3 each at most: they wait (or drop) often. */
-    if (tr_buf_init(8u * TR_CHUNK_BYTES, 3u * TR_CHUNK_BYTES, drop)) {
+    if (tr_buf_init(8u * TR_CHUNK_BYTES, 3u * TR_CHUNK_BYTES, drop, 0)) {
         perror("tr_buf_init");
         return 1;
     }

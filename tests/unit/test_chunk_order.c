@@ -386,7 +386,7 @@ int main(void)
 {
     setvbuf(stdout, 0, _IOLBF, 0);
     /* 64 chunks: plenty for order and switch; reclaim empties the pool. */
-    if (tr_buf_init(64u * TR_CHUNK_BYTES, 64u * TR_CHUNK_BYTES, 0)) {
+    if (tr_buf_init(64u * TR_CHUNK_BYTES, 64u * TR_CHUNK_BYTES, 0, 0)) {
         perror("tr_buf_init");
         return 1;
     }

@@ -130,7 +130,7 @@ int main(void)
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     /* 128 chunks: enough for every thread's records at once, so nothing
      * waits and nothing is dropped; the check is what the consumer does. */
-    if (dfd < 0 || tr_journal_open(dfd) || tr_buf_init(128u * TR_CHUNK_BYTES, 128u * TR_CHUNK_BYTES, 0)) {
+    if (dfd < 0 || tr_journal_open(dfd) || tr_buf_init(128u * TR_CHUNK_BYTES, 128u * TR_CHUNK_BYTES, 0, 0)) {
         printf("FAIL set-up\n");
         return 1;
     }

@@ -66,7 +66,7 @@ int main(void)
         return 1;
     }
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (dfd < 0 || tr_journal_open(dfd) || tr_buf_init(1 << 20, 1 << 20, 0)) {
+    if (dfd < 0 || tr_journal_open(dfd) || tr_buf_init(1 << 20, 1 << 20, 0, 0)) {
         printf("FAIL set-up\n");
         return 1;
     }

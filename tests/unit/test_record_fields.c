@@ -134,7 +134,7 @@ static void check_user(void)
 
 int main(void)
 {
-    if (tr_buf_init(1 << 20, 1 << 20, 0)) {
+    if (tr_buf_init(1 << 20, 1 << 20, 0, 0)) {
         printf("FAIL tr_buf_init\n");
         return 1;
     }
