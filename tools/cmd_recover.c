@@ -291,15 +291,19 @@ int cmd_recover(int argc, char **argv)
         return 1;
     }
     print_skipped(&r, 0);
-    int exited = r.crashed && r.crash_signal < 0;
+    int exited = r.crashed && tr_crash_is_exit(r.crash_signal);
+    int aborted = r.crashed && tr_crash_is_mpi_abort(r.crash_signal);
     const char *how = r.ended     ? "the run ended normally"
                       : exited    ? "the run ended in _exit"
+                      : aborted   ? "the run called MPI_Abort"
                       : r.crashed ? "the run died of a signal"
                                   : "the run did not end normally";
     printf("recovered %s/traces.otf2: %llu events of %llu host threads and %llu devices (%s", dir,
            (unsigned long long)r.events, (unsigned long long)r.locations, (unsigned long long)r.devices, how);
     if (exited)
         printf(", status %d", -(r.crash_signal + 1));
+    else if (aborted)
+        printf(", error code %d", TR_CRASH_MPI_ABORT - r.crash_signal);
     else if (r.crashed)
         printf(", signal %d", r.crash_signal);
     printf(")\n");

@@ -1,5 +1,6 @@
 /* job_interpose.c - the MPI functions about the job's life cycle that
- * libtracer.so defines: MPI_Init, MPI_Init_thread and MPI_Finalize. Around
+ * libtracer.so defines: MPI_Init, MPI_Init_thread, MPI_Finalize and
+ * MPI_Abort (which saves every recorded event first: session.h). Around
  * the real ones they run MPI_T's steps (mpit/mpit_session.h: tracing starts
  * before MPI_Init, so its events are seen) and the job's (job.h: after
  * MPI_Init, before MPI_Finalize). They live here, not in mpit/, because the
@@ -10,6 +11,7 @@
 #include "job/job.h"
 #include "mpit/mpi_next.h"
 #include "mpit/mpit_session.h"
+#include "session/session.h"
 
 TR_MPI_EXPORT int MPI_Init(int *argc, char ***argv);
 TR_MPI_EXPORT int MPI_Init(int *argc, char ***argv)
@@ -46,4 +48,13 @@ TR_MPI_EXPORT int MPI_Finalize(void)
     int rc = next();
     tr_mpit_after_finalize(rc);
     return rc;
+}
+
+/* The communicator is passed through untouched, whatever the MPI family. */
+TR_MPI_EXPORT int MPI_Abort(tr_mpi_word comm, int errorcode);
+TR_MPI_EXPORT int MPI_Abort(tr_mpi_word comm, int errorcode)
+{
+    TR_MPI_NEXT(MPI_Abort, int (*)(tr_mpi_word, int));
+    tr_session_before_abort(errorcode);
+    return next(comm, errorcode);
 }

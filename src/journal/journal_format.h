@@ -21,8 +21,10 @@
  *   CLOCK   u64 tick, u64 ns (CLOCK_MONOTONIC): a calibration pair
  *   END     tr_journal_end: the run ended normally
  *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal; a
- *           negative "signal" -(S + 1): it ended in _exit(S) (or _Exit),
- *           every chunk saved as for a signal (tr_run_end_text)
+ *           "signal" of -1..-256, -(S + 1): it ended in _exit(S) (or _Exit);
+ *           of -257 or less, TR_CRASH_MPI_ABORT - E: it called
+ *           MPI_Abort(comm, E); every chunk saved as for a signal
+ *           (tr_run_end_text)
  *   VARIABLE tr_journal_variable, then the name (NUL-terminated): a named
  *           global that data operations touched
  *   MPIT    u32 kind (enum tr_mpit_frame), u32 pad, then by kind:
@@ -193,11 +195,22 @@ uint32_t tr_crc32(uint32_t crc, const void *data, uint64_t len);
 /* Fills magic, version, type and both CRCs (async-signal-safe). */
 void tr_frame_seal(tr_frame_header *h, uint16_t type, const void *payload, uint64_t payload_bytes);
 
+/* The CRASH frame's "signal" of a run that called MPI_Abort(comm, E):
+ * TR_CRASH_MPI_ABORT - E, E = errorcode & 0xffffff (what an exit status
+ * can carry and more). */
+#define TR_CRASH_MPI_ABORT (-257)
+static inline int tr_crash_mpi_abort(int errorcode) { return TR_CRASH_MPI_ABORT - (errorcode & 0xffffff); }
+static inline int tr_crash_is_mpi_abort(int crash_signal) { return crash_signal <= TR_CRASH_MPI_ABORT; }
+static inline int tr_crash_is_exit(int crash_signal) { return crash_signal < 0 && crash_signal > TR_CRASH_MPI_ABORT; }
+
 /* How a run that did not end normally ended, from its CRASH frame's
- * signal field: "crashed (signal N)" or "ended in _exit(S)". */
+ * signal field: "crashed (signal N)", "ended in _exit(S)" or "ended in
+ * MPI_Abort(E)". */
 static inline void tr_run_end_text(char *out, unsigned long size, int crash_signal)
 {
-    if (crash_signal < 0)
+    if (tr_crash_is_mpi_abort(crash_signal))
+        snprintf(out, size, "ended in MPI_Abort(%d)", TR_CRASH_MPI_ABORT - crash_signal);
+    else if (crash_signal < 0)
         snprintf(out, size, "ended in _exit(%d)", -(crash_signal + 1));
     else
         snprintf(out, size, "crashed (signal %d)", crash_signal);

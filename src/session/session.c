@@ -255,6 +255,14 @@ static void session_end(uint64_t end_ticks)
     tr_fd_release(&dir);
 }
 
+void tr_session_before_abort(int errorcode)
+{
+    if (!__atomic_load_n(&active, __ATOMIC_SEQ_CST))
+        return;
+    tr_crash_save_journal(tr_crash_mpi_abort(errorcode));
+    __atomic_store_n(&active, 0, __ATOMIC_SEQ_CST);
+}
+
 int tr_session_in_job(void) { return __atomic_load_n(&active, __ATOMIC_SEQ_CST) && job_mode; }
 
 int tr_session_dir_dup(char *path, size_t size)

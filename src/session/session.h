@@ -27,6 +27,11 @@ int tr_session_dir_dup(char *path, size_t size);
 /* Runs last at the end of a run that joined a job, once its journal is
  * complete and closed (the job's archive is written from it). */
 extern void (*tr_session_job_end_hook)(void);
+/* MPI_Abort is about to end this process (and the launcher the others):
+ * saves every recorded event into the journal at once, which then says
+ * "ended in MPI_Abort(errorcode)", and ends the run here, so that nothing
+ * is written after (MPI may call exit, or the launcher kill this rank). */
+void tr_session_before_abort(int errorcode);
 /* Nonzero while this run records into a job's directory (it joined one and
  * has not ended): its end will run tr_session_job_end_hook. */
 int tr_session_in_job(void);
