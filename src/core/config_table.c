@@ -52,7 +52,7 @@ const tr_cfg_var tr_cfg_vars[] = {
      "in the trace, on its thread)",
      on_full_words, 0, 0, F(on_full)},
     {"TRACER_FLUSH_INTERVAL", TR_CFG_DURATION, "1s",
-     "How often partly filled buffers reach the journal (bounds the loss on SIGKILL)", 0, 0, 0,
+     "How often partly filled buffers reach the journal (a SIGKILL loses nothing: tracer recover takes the rest from /dev/shm)", 0, 0, 0,
      F(flush_interval_ns)},
     {"TRACER_KEEP_JOURNAL", TR_CFG_BOOL, "0", "Keep the journal after the OTF2 trace was written from it", 0, 0, 0,
      F(keep_journal)},
