@@ -11,7 +11,10 @@ line was written must be in the archive, in order, named by its transfer
 sizes (region i maps (i % 5) + 1 ints), and nothing more than the one
 region that may have been running: nothing lost, nothing invented. Also a
 SIGTERM (the handler saves every chunk and removes the file), _exit right
-after the last region, and a normal end (no file left in /dev/shm).
+after the last region, the raw exit_group system call (only the file has
+the last chunk), a damaged chunk in the journal that neither source can
+give back (recover names the gap; the archive marks it measurement off),
+and a normal end (no file left in /dev/shm).
 
 The same file made `tracer recover` report per thread what came from the
 journal and what from the in-flight file."""
@@ -28,6 +31,8 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
+import journal_frames as jf  # noqa: E402
+import otf2  # noqa: E402
 
 SEED = 20
 MOMENTS = sorted(random.Random(SEED).sample(range(1, 6000), 20))
@@ -38,18 +43,18 @@ def inflight_files(pid):
     return glob.glob("/dev/shm/tracer-%d-*" % pid)
 
 
-def start(tmp, out, args):
+def start(tmp, out, args, extra_env=None):
     err = open(os.path.join(tmp, os.path.basename(out) + ".stderr"), "wb")
-    p = subprocess.Popen(args, cwd=tmp, env=h.run_env(True, out), stdout=subprocess.PIPE, stderr=err)
+    p = subprocess.Popen(args, cwd=tmp, env=h.run_env(True, out, extra_env), stdout=subprocess.PIPE, stderr=err)
     err.close()
     guard = threading.Timer(300, lambda: p.kill())
     guard.start()
     return p, guard
 
 
-def run_until(tmp, out, k, sig):
+def run_until(tmp, out, k, sig, extra_env=None):
     """Lines read, the exit status, the in-flight files left at death."""
-    p, guard = start(tmp, out, [h.env_path("TEST_KILLED_BIN"), str(FOREVER)])
+    p, guard = start(tmp, out, [h.env_path("TEST_KILLED_BIN"), str(FOREVER)], extra_env)
     lines = []
     try:
         for raw in p.stdout:
@@ -133,6 +138,43 @@ def main():
             shutil.rmtree(out, ignore_errors=True)
         c.check(both > 0, "no SIGKILL run had records both in the journal and in the in-flight file")
 
+        # a gap: a chunk of the journal damaged in the middle, of a run whose
+        # 4-chunk pool reused that chunk long before the kill, so neither
+        # source has it: recover names the gap, the archive marks it
+        # measurement off, and what is on either side is still there
+        what = "SIGKILL, a damaged chunk in the journal"
+        out = os.path.join(tmp, "gap")
+        lines, rc, files, pid = run_until(tmp, out, 3000, signal.SIGKILL, {"TRACER_MAX_MEMORY": "256k"})
+        written = regions_written(c, what, lines)
+        jpath = os.path.join(out, "tracer.journal")
+        with open(jpath, "rb") as f:
+            data = bytearray(f.read())
+        chunks = [fr for fr in jf.parse(bytes(data), cut_ok=True) if fr.type == jf.CHUNK and fr.location == 0]
+        seqs = sorted({fr.seq for fr in chunks})
+        victim = seqs[len(seqs) // 2] if len(seqs) > 4 else None
+        if c.check(victim is not None, "%s: only %d chunks in the journal" % (what, len(seqs))):
+            for fr in chunks:
+                if fr.seq == victim:
+                    data[fr.offset + 64 + 10] ^= 0xff
+            with open(jpath, "wb") as f:
+                f.write(data)
+            r = subprocess.run([h.env_path("TEST_TRACER_CLI"), "recover", out], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=h.base_env(), timeout=300)
+            text = r.stdout.decode(errors="replace")
+            c.equal(r.returncode, 0, "%s: tracer recover exit code" % what)
+            c.check(re.search(r"thread 0 \(tid %d\): \d+ records from the journal, \d+ from the in-flight "
+                              r"file; 1 chunk\(s\) missing in 1 gap\(s\), the first at chunk %d, marked "
+                              r"measurement off" % (pid, victim), text),
+                    "%s: recover does not name the gap at chunk %d: %r" % (what, victim, text))
+            t = h.open_checked_trace(c, what, os.path.join(out, "traces.otf2"))
+            if t is not None:
+                offs = [ev for _, ev in t.events_of(otf2.events.MeasurementOnOff)]
+                c.equal(len(offs), 2, "%s: measurement off/on events" % what)
+                targets = len(t.enters("target"))
+                c.check(written - 200 < targets < written,
+                        "%s: %d target regions for %d written, one chunk (~85 regions) missing" %
+                        (what, targets, written))
+
         # SIGTERM: tracer's handler saves every chunk into the journal; the
         # in-flight file is gone with the process
         what = "SIGTERM after line 700"
@@ -142,7 +184,8 @@ def main():
         written = regions_written(c, what, lines)
         c.equal(files, [], "%s: in-flight files left" % what)
         text = recover(c, what, out)
-        c.check("no in-flight file left" in text, "%s: recover says %r" % (what, text))
+        c.equal(text.count("\n"), 1, "%s: recover's report (the archive's line only: the run saved every "
+                "chunk itself, its in-flight file is gone): %r" % (what, text))
         check_archive(c, what, out, written)
 
         # _exit right after the last region
@@ -157,6 +200,23 @@ def main():
         c.equal(inflight_files(p.pid), [], "%s: in-flight files left" % what)
         recover(c, what, out)
         check_archive(c, what, out, 300)
+
+        # the raw exit_group system call: no wrapper and no handler sees it,
+        # so the last chunk is only in the in-flight file
+        what = "exit_group after 400 regions"
+        out = os.path.join(tmp, "exit_group")
+        p, guard = start(tmp, out, [h.env_path("TEST_KILLED_BIN"), "400", "exit_group"])
+        lines = p.stdout.read().decode().splitlines()
+        rc = p.wait()
+        guard.cancel()
+        c.equal(rc, 3, "%s: exit status" % what)
+        c.equal(regions_written(c, what, lines), 400, "%s: lines" % what)
+        c.equal(len(inflight_files(p.pid)), 1, "%s: in-flight files left" % what)
+        text = recover(c, what, out)
+        c.check(sum(b for _, b in per_thread(text)) > 0,
+                "%s: no records came from the in-flight file: %r" % (what, text))
+        c.equal(inflight_files(p.pid), [], "%s: in-flight file left after recover" % what)
+        check_archive(c, what, out, 400)
 
         # a normal end: the archive is written at exit, nothing left behind
         what = "normal end after 200 regions"

@@ -77,7 +77,8 @@ Cases (TRACER_OUTPUT = D in a fresh directory each):
     (every rank's work was over 10 flush intervals before the abort) and
     MPI_Init but no MPI_Finalize; TRACER::JOB::RANKS = "4/4";
     TRACER::RUN::END says "rank <r>: recovered" for the killed ranks 0, 1, 3
-    (rank 2 exits inside MPI_Abort, or is killed first: either).
+    and "rank 2: ended in MPI_Abort(5)" (tracer's MPI_Abort saves its
+    journal before the real one runs).
  5b. TEST_KILL_AFTER_FINALIZE=3 (4 ranks, TRACER_FLUSH_INTERVAL=50ms): rank
     3 kills itself (SIGKILL) 0.3 s after MPI_Finalize returned, so no rank
     is the last to exit: exit status and stdout as without tracer, no
@@ -207,7 +208,14 @@ def check_recover_line(c, what, p, d, size):
     want = "recovered %s/traces.otf2: %d of %d ranks, %d events of %d host threads and %d devices (%s)\n" % (
         d, ranks, size, sum(len(evs) for evs in t.events.values()), len(t.cpu_threads()), devices,
         "every rank ended normally" if end == "normal end" else end)
-    c.equal(p.stdout.decode(errors="replace"), want, "%s: stdout of tracer recover (vs its archive)" % what)
+    out = p.stdout.decode(errors="replace").splitlines(True)
+    c.equal(out[:1], [want], "%s: stdout of tracer recover (vs its archive)" % what)
+    # then, per rank, what came from its journal and from its in-flight file
+    # (only for ranks whose in-flight file was left: killed ones)
+    report = re.compile(r"  rank \d+: (in-flight file /dev/shm/tracer-\d+-\w+: \d+ records in \d+ chunks not in "
+                        r"the journal.*|thread \d+ \(tid \d+\): \d+ records from the journal, \d+ from the "
+                        r"in-flight file)\n")
+    c.check(all(report.fullmatch(ln) for ln in out[1:]), "%s: recover's per-rank report: %r" % (what, out[1:]))
     c.equal(p.stderr.decode(errors="replace"), "", "%s: stderr of tracer recover" % what)
 
 
@@ -822,15 +830,14 @@ def main():
                           want_end=None)
         if os.path.isfile(r.anchor) and os.path.getsize(r.anchor) > 0:
             # The waiting ranks are killed (SIGKILL from mpiexec): "recovered".
-            # The aborting one exits in MPI_Abort, or is killed first (a race):
-            # a normal end is not listed.
+            # The aborting one saved its journal in tracer's MPI_Abort before
+            # the real one ran (issue 20): it says so.
             end = ct.properties(c, r.anchor, r.what).get("TRACER::RUN::END", "")
             ends = dict(re.findall(r"(?:^|; )rank (\d+): ([^;]*)", end))
             ends = {int(k): v for k, v in ends.items()}
-            ends.setdefault(ABORT_RANK, "recovered")
-            c.equal(ends, {k: "recovered" for k in range(4)},
-                    "%s: TRACER::RUN::END %r per rank (rank %d may be missing: it exited)"
-                    % (r.what, end, ABORT_RANK))
+            want_ends = {k: "recovered" for k in range(4)}
+            want_ends[ABORT_RANK] = "ended in MPI_Abort(%d)" % ABORT_CODE
+            c.equal(ends, want_ends, "%s: TRACER::RUN::END %r per rank" % (r.what, end))
 
         # 5b. a rank killed between MPI_Finalize and its exit: no rank is the
         # last out, so nobody writes; the journals stay and `tracer recover`

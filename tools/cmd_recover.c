@@ -131,6 +131,14 @@ static void salvage(const char *journal, const char *who, tr_salvage_report *r)
     if (r->state == TR_SALVAGE_LIVE)
         fprintf(stderr, "tracer: recover: %sthe process still runs (it maps %s); only its journal is used\n", who,
                 r->path);
+    else if (r->state == TR_SALVAGE_ELSEWHERE)
+        fprintf(stderr, "tracer: recover: %sthe run's last events are in %s on host %s, not here: run 'tracer "
+                        "recover --force' on %s too (each run takes the files of its host)\n",
+                who, r->path, r->host, r->host);
+    else if (r->state == TR_SALVAGE_LOST)
+        fprintf(stderr, "tracer: recover: %sthe in-flight file %s is gone (a reboot?) and the run did not save "
+                        "its end: events after its last flush interval may be missing\n",
+                who, r->path);
     else if (r->state == TR_SALVAGE_BAD)
         fprintf(stderr, "tracer: recover: %sthe in-flight file %s is not used: %s\n", who, r->path, r->problem);
     else if (rc)
@@ -140,20 +148,22 @@ static void salvage(const char *journal, const char *who, tr_salvage_report *r)
                 (unsigned long long)r->bad_chunks, r->path);
 }
 
-/* Per thread: records from the journal, from the in-flight file, and gaps.
- * Once the archive holds them, the in-flight file goes. */
+/* What the in-flight file gave: when it was taken, per thread the records
+ * from the journal and from the file; and every thread with chunks missing
+ * (the gaps, marked measurement off). A run that saved everything itself
+ * and has no gap adds nothing to the archive's line. Once the archive holds
+ * them, the in-flight file goes. */
 static void print_salvage(const tr_salvage_report *r, const char *who, int written)
 {
-    if (r->state == TR_SALVAGE_TAKEN)
+    int taken = r->state == TR_SALVAGE_TAKEN;
+    if (taken)
         printf("  %sin-flight file %s: %llu records in %llu chunks not in the journal%s\n", who, r->path,
                (unsigned long long)r->records_added, (unsigned long long)r->chunks_added,
                r->chunks_added ? ", now appended to it" : "");
-    else if (r->state == TR_SALVAGE_GONE)
-        printf("  %sno in-flight file left: the run saved every chunk in the journal\n", who);
-    else if (r->state == TR_SALVAGE_NONE)
-        printf("  %sno in-flight file (the run had no usable /dev/shm): only the journal\n", who);
     for (size_t i = 0; i < r->nthreads; i++) {
         const tr_salvage_thread *t = &r->threads[i];
+        if (!taken && !t->gaps)
+            continue;
         printf("  %sthread %u (tid %u): %llu records from the journal, %llu from the in-flight file", who,
                t->location, t->tid, (unsigned long long)t->journal_records, (unsigned long long)t->inflight_records);
         if (t->gaps)

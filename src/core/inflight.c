@@ -96,8 +96,12 @@ void tr_inflight_reserve(uint32_t i)
         return;
     off_t off = (off_t)TR_INFLIGHT_HEADER_BYTES + (off_t)i * (off_t)chunk_size;
     int saved = errno;
+    /* A program that closed every descriptor took ours: the file is
+     * reopened by its name, only if it is still the same file. */
     int fd = tr_fd_get(&kept);
     errno = EBADF;
+    if (fd < 0 && path[0])
+        fd = tr_fd_reclaim(&kept, path, O_RDWR | O_CLOEXEC);
     if (fd >= 0 && !fallocate(fd, 0, off, (off_t)chunk_size)) {
         errno = saved;
         return;

@@ -34,8 +34,9 @@ typedef struct scan {
     size_t n, cap;
     int oom;
     uint64_t pid, run_id;
-    int named;
+    int named, salvaged;
     char path[128];
+    char host[256];
     uint64_t end; /* where the last valid frame ends */
 } scan;
 
@@ -65,7 +66,10 @@ static void read_start(scan *s, const unsigned char *p, uint64_t n)
         if (len > n - off - 8)
             break;
         const unsigned char *v = p + off + 8;
-        if (key == TR_KEY_PID && len == 8) {
+        if (key == TR_KEY_HOSTNAME && len < sizeof s->host) {
+            memcpy(s->host, v, len);
+            s->host[len] = 0;
+        } else if (key == TR_KEY_PID && len == 8) {
             memcpy(&s->pid, v, 8);
         } else if (key == TR_KEY_INFLIGHT && len > 8 && len - 8 < sizeof s->path) {
             memcpy(&s->run_id, v, 8);
@@ -83,6 +87,8 @@ static int visit(void *ctx, const tr_frame_header *h, uint64_t offset, const voi
     s->end = offset + h->payload_bytes;
     if (h->type == TR_FRAME_START)
         read_start(s, payload, bytes);
+    else if (h->type == TR_FRAME_SALVAGED)
+        s->salvaged = 1;
     else if (h->type == TR_FRAME_CHUNK && h->records)
         push(s, (copy){h->location, h->tid, h->seq, h->records, 0});
     return 0;
@@ -145,6 +151,24 @@ static int append_chunk(int fd, const tr_chunk *c, uint32_t n)
         w = writev(fd, iov, 2);
     while (w < 0 && errno == EINTR);
     if (w == (ssize_t)(sizeof h + h.raw_bytes))
+        return 0;
+    if (w >= 0)
+        errno = ENOSPC;
+    return -1;
+}
+
+/* Says the file was taken: a later recover finds it gone and knows why. */
+static int append_salvaged(int fd, uint64_t run_id)
+{
+    tr_frame_header h = {0};
+    h.raw_bytes = 8;
+    tr_frame_seal(&h, TR_FRAME_SALVAGED, &run_id, 8);
+    struct iovec iov[2] = {{&h, sizeof h}, {&run_id, 8}};
+    ssize_t w;
+    do
+        w = writev(fd, iov, 2);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)(sizeof h + 8))
         return 0;
     if (w >= 0)
         errno = ENOSPC;
@@ -267,9 +291,15 @@ int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
     snprintf(r->path, sizeof r->path, "%s", s.path);
     r->state = s.named ? TR_SALVAGE_GONE : TR_SALVAGE_NONE;
     int ffd = s.named ? open(s.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    snprintf(r->host, sizeof r->host, "%s", s.host);
     if (ffd < 0 && s.named && errno != ENOENT) {
         r->state = TR_SALVAGE_BAD;
         snprintf(r->problem, sizeof r->problem, "%s", strerror(errno));
+    } else if (ffd < 0 && s.named && !st.ended && !st.crashed && !s.salvaged) {
+        /* The run saved nothing at its end, yet its file is not here. */
+        char here[256] = "";
+        gethostname(here, sizeof here - 1);
+        r->state = s.host[0] && strcmp(here, s.host) ? TR_SALVAGE_ELSEWHERE : TR_SALVAGE_LOST;
     }
     if (ffd >= 0) {
         r->state = TR_SALVAGE_BAD;
@@ -296,6 +326,10 @@ int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
             } else {
                 r->state = TR_SALVAGE_TAKEN;
                 rc = take_chunks(r, &s, ffd, jfd, h.chunks, njournal);
+                if (!rc && append_salvaged(jfd, s.run_id)) {
+                    snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
+                    rc = -1;
+                }
             }
             if (jfd >= 0 && close(jfd) && !rc) {
                 snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));

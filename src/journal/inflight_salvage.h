@@ -20,6 +20,10 @@
 enum tr_salvage_state {
     TR_SALVAGE_NONE,  /* the journal names no file: /dev/shm was unusable, or a journal before it */
     TR_SALVAGE_GONE,  /* named, but removed: the run saved every chunk in the journal itself */
+    TR_SALVAGE_ELSEWHERE, /* named, absent, and the run ran on another host (host): its
+                           * /dev/shm is there; recover there takes it */
+    TR_SALVAGE_LOST,  /* named, absent, and the run saved nothing at its end (a reboot, the
+                       * file removed): events after the last flush interval may be missing */
     TR_SALVAGE_LIVE,  /* the process still runs (it maps the file): nothing taken */
     TR_SALVAGE_BAD,   /* present but unusable (problem says why): nothing taken */
     TR_SALVAGE_TAKEN, /* read: chunks_added chunks appended */
@@ -36,6 +40,7 @@ typedef struct tr_salvage_thread {
 typedef struct tr_salvage_report {
     int state;                 /* enum tr_salvage_state */
     char path[128];            /* the in-flight file named by the journal */
+    char host[256];            /* where the run ran (the journal's START frame) */
     char problem[256];         /* TR_SALVAGE_BAD, or why appending failed */
     uint64_t chunks_added, records_added, bad_chunks;
     tr_salvage_thread *threads; /* by location */

@@ -41,6 +41,9 @@
  *           not part of a job)
  *   CLOCK_OFFSET tr_journal_clock_offset: this process's CLOCK_MONOTONIC
  *           against rank 0's, measured by ping-pong (minimum round trip)
+ *   SALVAGED u64 run id: `tracer recover` appended the chunks that only the
+ *           run's in-flight file held (journal/inflight_salvage.h); the file
+ *           is then removed, and its absence no longer means a loss
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H
@@ -65,6 +68,7 @@ enum tr_frame_type {
     TR_FRAME_MPIT = 9,
     TR_FRAME_MPI_RANK = 10,
     TR_FRAME_CLOCK_OFFSET = 11,
+    TR_FRAME_SALVAGED = 12,
 };
 
 typedef struct tr_journal_mpi_rank {

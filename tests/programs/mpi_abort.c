@@ -6,7 +6,8 @@
  * mpi_regions.c: the program is not linked with libtracer) with values
  * 0, 1, 2, ..., and after each mark appends the line "i\n" to
  * DIR/rank<r>.lines with one write(2): unbuffered, so whatever kills the
- * rank, every line is a mark that was made. Rank 1 calls
+ * rank, every line is a mark that was made. Its pid goes to DIR/rank<r>.pid
+ * first. Rank 1 calls
  * MPI_Abort(MPI_COMM_WORLD, 7) after its K-th mark; the other ranks mark on
  * (one every 50 us) until the launcher kills them. Without tracer the calls
  * are skipped and only the lines are written. */
@@ -42,6 +43,12 @@ int main(int argc, char **argv)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
         return 97;
+    /* mpiexec may return before the ranks it killed are gone: the test waits
+     * for these pids before it reads the lines. */
+    snprintf(path, sizeof path, "%s/rank%d.pid", argv[1], r);
+    FILE *pf = fopen(path, "w");
+    if (!pf || fprintf(pf, "%ld\n", (long)getpid()) < 0 || fclose(pf))
+        return 96;
     MPI_Barrier(MPI_COMM_WORLD);
     struct timespec pause = {0, 50000};
     for (long i = 0;; i++) {
