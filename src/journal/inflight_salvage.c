@@ -58,14 +58,11 @@ static int push(scan *s, copy c)
 
 static void read_start(scan *s, const unsigned char *p, uint64_t n)
 {
-    for (uint64_t off = 0; off + 8 <= n;) {
-        uint16_t key;
-        uint32_t len;
-        memcpy(&key, p + off, 2);
-        memcpy(&len, p + off + 4, 4);
-        if (len > n - off - 8)
-            break;
-        const unsigned char *v = p + off + 8;
+    uint64_t off = 0;
+    uint16_t key;
+    uint32_t len;
+    const unsigned char *v;
+    while (tr_kv_next(p, n, &off, &key, &v, &len)) {
         if (key == TR_KEY_HOSTNAME && len < sizeof s->host) {
             memcpy(s->host, v, len);
             s->host[len] = 0;
@@ -77,7 +74,6 @@ static void read_start(scan *s, const unsigned char *p, uint64_t n)
             s->path[len - 8] = 0;
             s->named = 1;
         }
-        off += 8 + len;
     }
 }
 
@@ -135,6 +131,22 @@ static int still_mapped(uint64_t pid, const char *path)
     return found;
 }
 
+/* One frame, one writev: appends from another process never interleave. */
+static int append_frame(int fd, tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
+{
+    tr_frame_seal(h, type, payload, bytes);
+    struct iovec iov[2] = {{h, sizeof *h}, {(void *)payload, (size_t)bytes}};
+    ssize_t w;
+    do
+        w = writev(fd, iov, 2);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)(sizeof *h + bytes))
+        return 0;
+    if (w >= 0)
+        errno = ENOSPC;
+    return -1;
+}
+
 static int append_chunk(int fd, const tr_chunk *c, uint32_t n)
 {
     tr_frame_header h = {0};
@@ -144,17 +156,7 @@ static int append_chunk(int fd, const tr_chunk *c, uint32_t n)
     h.records = n;
     h.raw_bytes = (uint64_t)n * sizeof(tr_record);
     h.flags = TR_FRAME_RAW;
-    tr_frame_seal(&h, TR_FRAME_CHUNK, c->rec, h.raw_bytes);
-    struct iovec iov[2] = {{&h, sizeof h}, {(void *)c->rec, (size_t)h.raw_bytes}};
-    ssize_t w;
-    do
-        w = writev(fd, iov, 2);
-    while (w < 0 && errno == EINTR);
-    if (w == (ssize_t)(sizeof h + h.raw_bytes))
-        return 0;
-    if (w >= 0)
-        errno = ENOSPC;
-    return -1;
+    return append_frame(fd, &h, TR_FRAME_CHUNK, c->rec, h.raw_bytes);
 }
 
 /* Says the file was taken: a later recover finds it gone and knows why. */
@@ -162,17 +164,7 @@ static int append_salvaged(int fd, uint64_t run_id)
 {
     tr_frame_header h = {0};
     h.raw_bytes = 8;
-    tr_frame_seal(&h, TR_FRAME_SALVAGED, &run_id, 8);
-    struct iovec iov[2] = {{&h, sizeof h}, {&run_id, 8}};
-    ssize_t w;
-    do
-        w = writev(fd, iov, 2);
-    while (w < 0 && errno == EINTR);
-    if (w == (ssize_t)(sizeof h + 8))
-        return 0;
-    if (w >= 0)
-        errno = ENOSPC;
-    return -1;
+    return append_frame(fd, &h, TR_FRAME_SALVAGED, &run_id, 8);
 }
 
 /* A chunk header written by a live pool, or garbage? */
@@ -232,7 +224,7 @@ static int take_chunks(tr_salvage_report *r, scan *s, int ffd, int jfd, uint64_t
 
 /* Per thread: records from each source, and the chunks missing between
  * kept ones (the reader marks each such gap measurement off). */
-static void account(tr_salvage_report *r, scan *s, size_t njournal)
+static void account(tr_salvage_report *r, scan *s)
 {
     tr_sort(s->v, s->n, sizeof *s->v, by_location_seq);
     size_t nthreads = 0;
@@ -241,7 +233,6 @@ static void account(tr_salvage_report *r, scan *s, size_t njournal)
     r->threads = calloc(nthreads ? nthreads : 1, sizeof *r->threads);
     if (!r->threads)
         return;
-    (void)njournal;
     for (size_t i = 0; i < s->n;) {
         tr_salvage_thread *t = &r->threads[r->nthreads++];
         t->location = s->v[i].location;
@@ -338,7 +329,7 @@ int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
         }
         close(ffd);
     }
-    account(r, &s, njournal);
+    account(r, &s);
     free(s.v);
     return rc;
 }

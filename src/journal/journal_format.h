@@ -50,6 +50,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define TR_JOURNAL_NAME "tracer.journal"
 #define TR_FRAME_MAGIC 0x4d465254u /* "TRFM" */
@@ -171,6 +172,23 @@ enum tr_journal_key {
     TR_KEY_INFLIGHT,       /* u64 run id, then the in-flight file's path (core/inflight.h):
                             * the chunk pool, which tracer recover reads after a SIGKILL */
 };
+
+/* Walks the entries of a START payload (@p, @n bytes) from *@off: sets
+ * *@key, *@value and *@len, moves *@off past the entry and returns 1; 0 at
+ * the end, or at an entry that runs past the payload. */
+static inline int tr_kv_next(const unsigned char *p, uint64_t n, uint64_t *off, uint16_t *key,
+                             const unsigned char **value, uint32_t *len)
+{
+    if (*off + 8 > n)
+        return 0;
+    memcpy(key, p + *off, 2);
+    memcpy(len, p + *off + 4, 4);
+    if (*len > n - *off - 8)
+        return 0;
+    *value = p + *off + 8;
+    *off += 8 + (uint64_t)*len;
+    return 1;
+}
 
 enum tr_string_kind {
     TR_STRING_USER_REGION = 1, /* id = tracer_region_t (without the off bit) */

@@ -41,14 +41,11 @@ static int add_string(tr_journal_data *jd, const char *s, size_t max, uint32_t *
 
 static void load_start(tr_journal_data *jd, const unsigned char *p, uint64_t n)
 {
-    for (uint64_t off = 0; off + 8 <= n;) {
-        uint16_t key;
-        uint32_t len;
-        memcpy(&key, p + off, 2);
-        memcpy(&len, p + off + 4, 4);
-        if (len > n - off - 8)
-            break;
-        const unsigned char *v = p + off + 8;
+    uint64_t off = 0;
+    uint16_t key;
+    uint32_t len;
+    const unsigned char *v;
+    while (tr_kv_next(p, n, &off, &key, &v, &len)) {
         switch (key) {
         case TR_KEY_PID:
             if (len == 8)
@@ -94,7 +91,6 @@ static void load_start(tr_journal_data *jd, const unsigned char *p, uint64_t n)
         default:
             break;
         }
-        off += 8 + len;
     }
 }
 
