@@ -79,10 +79,11 @@ static int is_handler(const struct sigaction *sa)
 static void save_journal(int sig)
 {
     if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&flushed, 1, __ATOMIC_ACQ_REL)) {
+        int journal_open = tr_journal_is_open();
         tr_consumer_crash_flush(sig);
         /* Every chunk is in the journal now: the in-flight file is needed
-         * only if an append failed. */
-        if (!tr_journal_write_failed())
+         * only if an append failed (or there was no journal to append to). */
+        if (journal_open && !tr_journal_write_failed())
             tr_inflight_remove();
     }
 }
