@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Issue 20: a 4-rank MPICH job in which rank 1 calls MPI_Abort while the
-other ranks are busy (programs/mpi_abort.c). Each rank writes one line per
+other ranks are busy (programs/mpi_abort.c); then the same under Debian's
+Open MPI 4.1, whose mpirun ends the other ranks with SIGTERM (saved by
+tracer's handler) where MPICH's hydra uses SIGKILL. Each rank writes one line per
 mark it made, unbuffered, to a file of its own: the ground truth.
 
 - The job's exit status is MPI_Abort's error code (7), as without tracer.
@@ -38,19 +40,32 @@ def alive(pid):
         return False
 
 
-def run(tmp, label, k, traced):
+# Open MPI as root, on one machine with 2 cores (as test_mpi_other_family).
+OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+            "OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+def run(tmp, label, k, traced, family):
     top = os.path.join(tmp, label)
     lines_dir = os.path.join(top, "lines")
     os.makedirs(lines_dir)
     out = os.path.join(top, "out")
     e = h.base_env()
-    e["HYDRA_LAUNCHER"] = "fork"
     e["TRACER_OUTPUT"] = out
-    prog = [h.env_path("TEST_BIN"), lines_dir, str(k)]
-    if traced:
-        prog = ["env", "LD_PRELOAD=" + ":".join(h.preload_list())] + prog
-    p = subprocess.run([h.env_path("TEST_MPIEXEC"), "-n", str(RANKS)] + prog, cwd=top, env=e,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=240)
+    if family == "mpich":
+        e["HYDRA_LAUNCHER"] = "fork"
+        prog = [h.env_path("TEST_BIN"), lines_dir, str(k)]
+        if traced:
+            prog = ["env", "LD_PRELOAD=" + ":".join(h.preload_list())] + prog
+        cmd = [h.env_path("TEST_MPIEXEC"), "-n", str(RANKS)] + prog
+    else:
+        e.update(OMPI_ENV)
+        cmd = [os.environ["TEST_MPIRUN_OPENMPI"], "-n", str(RANKS), "-x", "TRACER_OUTPUT"]
+        if traced:
+            e["LD_PRELOAD"] = ":".join(h.preload_list())
+            cmd += ["-x", "LD_PRELOAD"]
+        cmd += [os.environ["TEST_BIN_OPENMPI"], lines_dir, str(k)]
+    p = subprocess.run(cmd, cwd=top, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=240)
     # mpiexec may return while the ranks it killed are still dying: their
     # last marks and lines come after, so the lines are read once they are gone
     deadline = time.monotonic() + 30
@@ -84,10 +99,10 @@ def rank_marks(t, rank):
     return out
 
 
-def one_job(c, tmp, k):
-    what = "MPI_Abort after %d marks" % k
-    plain, _, plain_lines = run(tmp, "plain%d" % k, k, False)
-    p, out, lines = run(tmp, "traced%d" % k, k, True)
+def one_job(c, tmp, k, family):
+    what = "%s: MPI_Abort after %d marks" % (family, k)
+    plain, _, plain_lines = run(tmp, "%s-plain%d" % (family, k), k, False, family)
+    p, out, lines = run(tmp, "%s-traced%d" % (family, k), k, True, family)
     for label, q in (("without tracer", plain), ("with tracer", p)):
         c.equal(q.returncode, 7, "%s: mpiexec's exit status %s (stderr %r)"
                 % (what, label, q.stderr.decode(errors="replace")[-400:]))
@@ -129,9 +144,14 @@ def main():
     try:
         taken = 0
         for k in (3, 2500):
-            taken += one_job(c, tmp, k)
+            taken += one_job(c, tmp, k, "mpich")
         c.check(taken > 0, "no record came from an in-flight file: the killed ranks' last chunks were "
                 "not taken")
+        if os.environ.get("TEST_BIN_OPENMPI"):
+            for k in (3, 500):
+                one_job(c, tmp, k, "Open MPI")
+        else:
+            c.note("Open MPI (mpicc.openmpi, mpirun.openmpi) not found: MPICH only")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
