@@ -286,8 +286,11 @@ int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
     if (ffd < 0 && s.named && errno != ENOENT) {
         r->state = TR_SALVAGE_BAD;
         snprintf(r->problem, sizeof r->problem, "%s", strerror(errno));
-    } else if (ffd < 0 && s.named && !st.ended && !st.crashed && !s.salvaged) {
-        /* The run saved nothing at its end, yet its file is not here. */
+    } else if (ffd < 0 && s.named && !st.ended && !st.crashed && !s.salvaged && !st.truncated &&
+               !st.skipped_bytes) {
+        /* The run saved nothing at its end, yet its file is not here. (A
+         * damaged journal lost its end frame to the damage, which recover
+         * reports on its own line.) */
         char here[256] = "";
         gethostname(here, sizeof here - 1);
         r->state = s.host[0] && strcmp(here, s.host) ? TR_SALVAGE_ELSEWHERE : TR_SALVAGE_LOST;
