@@ -135,10 +135,6 @@ static void salvage(const char *journal, const char *who, tr_salvage_report *r)
         fprintf(stderr, "tracer: recover: %sthe run's last events are in %s on host %s, not here: run 'tracer "
                         "recover --force' on %s too (each run takes the files of its host)\n",
                 who, r->path, r->host, r->host);
-    else if (r->state == TR_SALVAGE_LOST)
-        fprintf(stderr, "tracer: recover: %sthe in-flight file %s is gone (a reboot?) and the run did not save "
-                        "its end: events after its last flush interval may be missing\n",
-                who, r->path);
     else if (r->state == TR_SALVAGE_BAD)
         fprintf(stderr, "tracer: recover: %sthe in-flight file %s is not used: %s\n", who, r->path, r->problem);
     else if (rc)
