@@ -113,6 +113,7 @@ def case_b(c, cwd, full):
             "info with TRACER_OMPT=none TRACER_ENABLE=0: OMPT answers (vs a clean environment)")
     c.equal(os.listdir(tmpdir), [], "info: the child's temporary trace directory is left behind")
     shutil.rmtree(tmpdir, ignore_errors=True)
+    check_no_pool_left(c, cwd)
 
     rc, out, err = info(["--omp-lib", "/nonexistent/libomp.so.5"], cwd)
     c.equal(rc, 0, "--omp-lib /nonexistent: exit code")
@@ -121,6 +122,35 @@ def case_b(c, cwd, full):
     c.check("MPI:" in out and "configuration" in out,
             "--omp-lib /nonexistent: the other sections are missing")
     c.check("tracer:" not in err, "--omp-lib /nonexistent: stderr %r" % err)
+
+
+def pool_files():
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith("tracer-")}
+    except OSError:
+        return set()
+
+
+def check_no_pool_left(c, cwd):
+    """The OpenMP probe's child runs tracer; its in-flight pool file
+    /dev/shm/tracer-<pid>-<random> must be gone when it ends, as after any
+    program's _exit.  Other tests may run beside this one, so only the files
+    of dead processes forked by this `tracer info` count: pids just above
+    its own."""
+    before = pool_files()
+    env = x.clean_env({"LD_PRELOAD": None}, False)
+    p = subprocess.Popen([h.env_path("TEST_TRACER_CLI"), "info"], cwd=cwd, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, _ = p.communicate(timeout=180)
+    c.check(callback_results(out.decode(errors="replace")),
+            "info (pool file check): no OMPT answers: the probe's child did not run tracer")
+    left = []
+    for name in pool_files() - before:
+        m = re.match(r"tracer-(\d+)-", name)
+        if m and p.pid < int(m.group(1)) <= p.pid + 200 and \
+                not os.path.exists("/proc/%s" % m.group(1)):
+            left.append(name)
+    c.equal(left, [], "info: in-flight pool files left in /dev/shm by the probe's child")
 
 
 def mpi_section(out):

@@ -164,7 +164,9 @@ typedef int (*connection_fn)(char *, size_t);
 /* tracer_ompt_connection's answers (tracer.h). */
 enum { CONNECTION_NONE = 0, CONNECTION_FAILED = 4, CONNECTION_LATE = 5 };
 
-static int omp_probe(void *arg, FILE *out)
+static void *loaded_tracer; /* the child's libtracer.so, once loaded */
+
+static int probe_body(void *arg, FILE *out)
 {
     const struct omp_probe *p = arg;
     char tried[2048];
@@ -175,6 +177,7 @@ static int omp_probe(void *arg, FILE *out)
         fprintf(out, "  cannot load %s: %s\n", p->lib, dlerror());
         return 0;
     }
+    loaded_tracer = tracer;
     registration_fn registration = (registration_fn)(uintptr_t)dlsym(tracer, "tracer_ompt_registration");
     device_fn device = (device_fn)(uintptr_t)dlsym(tracer, "tracer_ompt_device");
     connection_fn connection = (connection_fn)(uintptr_t)dlsym(tracer, "tracer_ompt_connection");
@@ -259,6 +262,25 @@ static int omp_probe(void *arg, FILE *out)
     if (unregister && images[0].image_start)
         unregister(&desc);
     return 0;
+}
+
+/* The child ends in _exit (info_child.c), and the one it calls is libc's:
+ * this executable was linked before libtracer.so was loaded. That _exit
+ * would end the process but not tracer's run, and the run's in-flight pool
+ * file (inflight.h) would stay in /dev/shm, memory that only a reboot
+ * frees, after every `tracer info`. libtracer's own _exit ends the run as
+ * in any program that calls _exit: its chunks saved to the temporary
+ * directory, the pool file removed. */
+static int omp_probe(void *arg, FILE *out)
+{
+    int rc = probe_body(arg, out);
+    if (loaded_tracer) {
+        void (*tracer_exit)(int) = (void (*)(int))(uintptr_t)dlsym(loaded_tracer, "_exit");
+        fflush(out);
+        if (tracer_exit)
+            tracer_exit(rc & 0x7f);
+    }
+    return rc;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -24,6 +24,16 @@ import otf2                                  # noqa: E402
 from otf2.enums import LocationType, LocationGroupType, RegionRole, Paradigm  # noqa: E402
 from otf2_trace import Trace                 # noqa: E402
 
+# A signal ignored by whoever started the tests (nohup ignores SIGHUP; a
+# script's background job, SIGINT and SIGQUIT) stays ignored in every
+# program they run: one that raises it, or is sent it, would go on instead
+# of dying of it, and a test of that death would fail for a reason of the
+# shell's.  The tests run programs as an interactive shell starts them
+# (test_crash's "ignored" case ignores SIGHUP in the program itself).
+for _sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGXCPU):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, signal.SIG_DFL)
+
 HOST_DEVICE = 4          # omp_get_initial_device() with LLVM 19's 4 host devices
 
 # canonical name -> (role, optype or None, where)
