@@ -60,7 +60,8 @@ static tr_job_union *one_rank(int r)
     tr_defs_attribute(&d, tr_defs_str(&d, "mpit element"), tr_defs_str(&d, "payload"), OTF2_TYPE_UINT64);
 
     static uint64_t events[3] = {10002, 40, 10};
-    tr_desc_device dev = {0, 1, 1};
+    uint64_t lane = 1;
+    tr_desc_device dev = {0, 1, &lane};
     char host[64], src[] = "MPI_T source ompi";
     snprintf(host, sizeof host, "node%04d", r / 64);
     tr_desc_mpit mpit = {2, src};

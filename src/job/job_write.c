@@ -64,12 +64,15 @@ static int stage(state *s, int dir_fd, const char *dir)
 static int write_events(state *s, const char *dir)
 {
     uint64_t counts[3] = {0, 0, 0}, bases[3];
-    if (s->part)
-        tr_job_part_counts(s->part, counts);
+    int counted = !s->part || !tr_job_part_counts(s->part, counts);
+    if (!counted)
+        snprintf(s->err, sizeof s->err, "cannot count the locations of its journal (out of memory, or unreadable)");
     if (tr_job_exscan_u64(&s->c, counts, bases, 3)) {
         snprintf(s->err, sizeof s->err, "MPI_Exscan failed");
         return -1;
     }
+    if (!tr_job_agree(&s->c, counted))
+        return -1;
     s->first = bases[0];
     s->nlocs = counts[0];
     s->ar = tr_job_archive_open(s->stage.path, s->part ? tr_job_part_hostname(s->part) : 0, 0);
@@ -154,14 +157,12 @@ int tr_job_write(const tr_mpi_world *w, int dir_fd, const char *dir, const char 
     if (journal && !(s.part = tr_job_part_open(journal, s.c.rank == 0, s.err, sizeof s.err)))
         ok = 0;
     /* Nothing to write when no rank recorded an event. */
-    uint64_t counts[3] = {0, 0, 0};
-    if (s.part)
-        tr_job_part_counts(s.part, counts);
+    int empty = !s.part || tr_job_part_empty(s.part);
     int rc = -1;
     if (!tr_job_agree(&s.c, ok)) {
         if (!ok)
             tr_log("job: rank %d: %s", s.c.rank, s.err);
-    } else if (tr_job_agree(&s.c, counts[0] == 0)) {
+    } else if (tr_job_agree(&s.c, empty)) {
         snprintf(r->error, sizeof r->error, "no rank's journal holds events");
     } else if (stage(&s, dir_fd, dir)) {
         if (s.err[0])

@@ -32,6 +32,27 @@ static inline int tr_optype_is_delete(uint16_t t)
     return t == ompt_target_data_delete || t == ompt_target_data_delete_async;
 }
 
+/* Whether @t is a type OpenMP 5.2 names: its region says which, and its
+ * events need no `optype` attribute. */
+static inline int tr_data_op_named(uint16_t t)
+{
+    switch (t) {
+    case ompt_target_data_alloc:
+    case ompt_target_data_alloc_async:
+    case ompt_target_data_transfer_to_device:
+    case ompt_target_data_transfer_to_device_async:
+    case ompt_target_data_transfer_from_device:
+    case ompt_target_data_transfer_from_device_async:
+    case ompt_target_data_delete:
+    case ompt_target_data_delete_async:
+    case ompt_target_data_associate:
+    case ompt_target_data_disassociate:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The host address a data op's begin (or point) record touches: the
  * destination of a copy from the device, the source of anything else. A
  * delete names only the device address: 0 here (the writer finds the host

@@ -4,19 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t tr_journal_clock_ns(const tr_journal_clock *c, uint64_t ticks)
+void tr_journal_clock_set(tr_journal_clock *c, int tsc, uint64_t tick0, uint64_t ns0, uint64_t num, uint64_t den)
 {
-    if (!c->tsc)
-        return ticks;
-    long double d = ((long double)ticks - (long double)c->tick0) * c->ns_per_tick;
-    long double ns = (long double)c->ns0 + d;
-    return ns < 0 ? 0 : (uint64_t)ns;
+    if (!num || !den)
+        num = den = 1;
+    unsigned __int128 f = ((unsigned __int128)(num % den) << 64) / den;
+    *c = (tr_journal_clock){.tsc = tsc, .tick0 = tick0, .ns0 = ns0, .num = num, .den = den, .whole = num / den,
+                            .frac = (uint64_t)f};
 }
 
 int tr_journal_index_init(tr_journal_index *ix, const char *path)
 {
     memset(ix, 0, sizeof *ix);
-    ix->clock.ns_per_tick = 1;
+    tr_journal_clock_set(&ix->clock, 0, 0, 0, 1, 1);
     ix->path = strdup(path);
     return ix->path ? 0 : -1;
 }
@@ -72,8 +72,10 @@ int tr_journal_index_finish(tr_journal_index *ix)
         size_t j = i;
         for (; j < ix->nchunks && ix->chunks[j].location == s->location; j++) {
             const tr_chunk_ref *c = &ix->chunks[j];
-            if (j == i || c->seq != ix->chunks[j - 1].seq)
+            if (j == i || c->seq != ix->chunks[j - 1].seq) {
                 s->max_records += c->records + 1u; /* + the gap that may come before it */
+                s->records += c->records;
+            }
             if (c->records > s->chunk_records)
                 s->chunk_records = c->records;
             if (c->bytes > s->chunk_bytes)

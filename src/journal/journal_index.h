@@ -29,16 +29,49 @@ typedef struct tr_index_stream {
     uint32_t location, tid; /* tid: of its first chunk (lowest seq) */
     size_t first, nchunks;  /* chunks[first .. first + nchunks), duplicates included */
     uint64_t max_records;   /* records of a stream: at most this (one gap per chunk included) */
+    uint64_t records;       /* in its chunks (each seq once): its records, unless a chunk is damaged */
     uint32_t chunk_records; /* the most records in one of its chunks */
     uint64_t chunk_bytes;   /* the largest payload of one of its chunks */
 } tr_index_stream;
 
-/* ns = ns0 + (tick - tick0) * ns_per_tick when tsc, else ticks are ns. */
+/* ns = ns0 + (tick - tick0) * num / den, rounded down, when tsc; else
+ * ticks are ns. num / den is the calibration's own ratio (ns between two
+ * calibration pairs over their ticks), so the conversion is exact integer
+ * arithmetic: the same ns on any machine, and no long double on a path
+ * taken for every record. */
 typedef struct tr_journal_clock {
     int tsc;
     uint64_t tick0, ns0;
-    long double ns_per_tick;
+    uint64_t num, den;       /* ns per tick = num / den; den > 0 */
+    uint64_t whole, frac;    /* num / den in 64.64 fixed point, rounded down */
 } tr_journal_clock;
+
+/* Sets @c: ticks are TSC ticks when @tsc (ns per tick @num / @den; a @den
+ * of 0 or a @num of 0 means 1 / 1), else ns. */
+void tr_journal_clock_set(tr_journal_clock *c, int tsc, uint64_t tick0, uint64_t ns0, uint64_t num, uint64_t den);
+
+/* floor(d * num / den) for d * num / den < 2^64. */
+static inline uint64_t tr_journal_clock_scale(const tr_journal_clock *c, uint64_t d)
+{
+    unsigned __int128 q = (unsigned __int128)d * c->whole + (((unsigned __int128)d * c->frac) >> 64);
+    /* The fixed point is at most one below the exact quotient. */
+    if ((q + 1) * c->den <= (unsigned __int128)d * c->num)
+        q++;
+    return (uint64_t)q;
+}
+
+static inline uint64_t tr_journal_clock_ns(const tr_journal_clock *c, uint64_t ticks)
+{
+    if (!c->tsc)
+        return ticks;
+    if (ticks >= c->tick0)
+        return c->ns0 + tr_journal_clock_scale(c, ticks - c->tick0);
+    /* Before the first calibration pair: ns0 - ceil(d * num / den), not below 0. */
+    uint64_t d = c->tick0 - ticks, back = tr_journal_clock_scale(c, d);
+    if ((unsigned __int128)back * c->den < (unsigned __int128)d * c->num)
+        back++;
+    return back >= c->ns0 ? 0 : c->ns0 - back;
+}
 
 typedef struct tr_journal_index {
     char *path;             /* the journal, reopened by each cursor */
@@ -48,8 +81,6 @@ typedef struct tr_journal_index {
     size_t nstreams;
     tr_journal_clock clock; /* set by the caller before cursors are opened */
 } tr_journal_index;
-
-uint64_t tr_journal_clock_ns(const tr_journal_clock *c, uint64_t ticks);
 
 /* Starts an empty index of @path. Returns 0, or -1 (out of memory). */
 int tr_journal_index_init(tr_journal_index *ix, const char *path);

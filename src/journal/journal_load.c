@@ -273,45 +273,36 @@ const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t a
  * first flush interval) is calibrated against this machine now. */
 static void calibrate(tr_journal_data *jd)
 {
-    if (!jd->tsc) {
-        jd->ns_per_tick = 1;
-        return;
-    }
-    if (jd->tick1 > jd->tick0 && jd->ns1 > jd->ns0) {
-        jd->ns_per_tick = (long double)(jd->ns1 - jd->ns0) / (long double)(jd->tick1 - jd->tick0);
-        return;
-    }
+    uint64_t num = 1, den = 1;
+    if (jd->tsc && jd->tick1 > jd->tick0 && jd->ns1 > jd->ns0) {
+        num = jd->ns1 - jd->ns0;
+        den = jd->tick1 - jd->tick0;
+    } else if (jd->tsc) {
 #if defined(__x86_64__)
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    uint64_t t0 = __builtin_ia32_rdtsc();
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) < 20000000);
-    uint64_t t1 = __builtin_ia32_rdtsc();
-    jd->ns_per_tick = (long double)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec)) /
-                      (long double)(t1 - t0);
-#else
-    jd->ns_per_tick = 1;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        uint64_t t0 = __builtin_ia32_rdtsc();
+        do
+            clock_gettime(CLOCK_MONOTONIC, &b);
+        while ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) < 20000000);
+        uint64_t t1 = __builtin_ia32_rdtsc();
+        num = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
+        den = t1 - t0;
 #endif
-}
-
-static tr_journal_clock clock_of(const tr_journal_data *jd)
-{
-    return (tr_journal_clock){jd->tsc, jd->tick0, jd->ns0, jd->ns_per_tick};
+    }
+    tr_journal_clock_set(&jd->clock, jd->tsc, jd->tick0, jd->ns0, num, den);
 }
 
 uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks)
 {
-    tr_journal_clock c = clock_of(jd);
-    return tr_journal_clock_ns(&c, ticks);
+    return tr_journal_clock_ns(&jd->clock, ticks);
 }
 
 /* A thread that lost every record it tried (drop mode, no chunk ever free
  * for it) has no chunk in the journal, only its loss in the END frame: it
  * still gets its location (an empty stream, in index order), where the
  * writer puts the loss, so the trace counts it. The streams are laid out
- * before any record is read, so a visitor sees each stream's final index. */
+ * before any record is read, so a pass sees each stream at its final index. */
 static int lay_out_streams(tr_journal_data *jd, const tr_journal_index *ix)
 {
     tr_collected *d = &jd->data;
@@ -335,51 +326,80 @@ static int lay_out_streams(tr_journal_data *jd, const tr_journal_index *ix)
     return 0;
 }
 
-/* Stream @s's records through its cursor: kept as one array (@visit NULL)
- * or each given to @visit; its damage joins jd->stats. Returns 0, or -1
- * (out of memory, the journal is gone, or @visit failed). */
-static int read_stream(tr_journal_data *jd, const tr_journal_index *ix, size_t s, tr_journal_visit_fn visit,
-                       void *ctx)
+/* Stream @s read to its end (by its array's fill, or a pass's cursor):
+ * its count, last stamp and damage. */
+static void stream_read(tr_journal_data *jd, size_t s, uint64_t n, const tr_stream_cursor_stats *cs)
+{
+    tr_stream *st = &jd->data.streams[s];
+    jd->stats.missing_chunks += cs->missing_chunks;
+    jd->stats.bad_frames += cs->bad_frames;
+    jd->stats.skipped_bytes += cs->skipped_bytes;
+    st->n = n;
+    st->last_time = n ? cs->last_time : 0;
+    jd->data.records += n;
+}
+
+/* Stream @s's records, kept as one array. Returns 0, or -1 (out of
+ * memory, the journal is gone). */
+static int read_stream(tr_journal_data *jd, const tr_journal_index *ix, size_t s)
 {
     tr_stream *st = &jd->data.streams[s];
     if (st->chunked == TR_STREAM_NO_CHUNKS)
         return 0;
     const tr_index_stream *is = &ix->streams[st->chunked];
-    tr_record *rec = 0;
-    if (!visit) {
-        rec = malloc((is->max_records ? is->max_records : 1) * sizeof *rec);
-        if (!rec)
-            return -1;
-        tr_hugepage_hint(rec, is->max_records * sizeof *rec);
-    }
+    tr_record *rec = malloc((is->max_records ? is->max_records : 1) * sizeof *rec);
+    if (!rec)
+        return -1;
+    tr_hugepage_hint(rec, is->max_records * sizeof *rec);
     tr_stream_cursor *c = tr_stream_cursor_open(ix, st->chunked);
     if (!c) {
         free(rec);
         return -1;
     }
     size_t at = 0;
-    int rc = 0;
-    for (const tr_record *r; !rc && (visit || at < is->max_records) && (r = tr_stream_cursor_next(c)); at++) {
-        if (visit)
-            rc = visit(ctx, s, r);
-        else
-            rec[at] = *r;
-    }
+    for (const tr_record *r; at < is->max_records && (r = tr_stream_cursor_next(c)); at++)
+        rec[at] = *r;
     tr_stream_cursor_stats cs;
     tr_stream_cursor_stats_get(c, &cs);
     tr_stream_cursor_close(c);
-    jd->stats.missing_chunks += cs.missing_chunks;
-    jd->stats.bad_frames += cs.bad_frames;
-    jd->stats.skipped_bytes += cs.skipped_bytes;
     st->rec = rec;
-    st->n = at;
-    st->last_time = at ? cs.last_time : 0;
-    jd->data.records += at;
-    return rc;
+    stream_read(jd, s, at, &cs);
+    return 0;
 }
 
-static int load_or_fail(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx, char *err,
-                size_t errlen)
+/* What needs every stream's count and last stamp: the run's end, and the
+ * drop-mode losses still open at it (written after their location's last
+ * event: not before it either). */
+static void streams_read(tr_journal_data *jd)
+{
+    uint64_t last_ns = 0;
+    for (size_t s = 0; s < jd->data.nstreams; s++)
+        if (jd->data.streams[s].last_time > last_ns)
+            last_ns = jd->data.streams[s].last_time; /* times never go back: the last is the latest */
+    for (uint32_t i = 0; i < jd->nlosses; i++) {
+        tr_jloss *l = &jd->losses[i];
+        for (size_t s = 0; s < jd->data.nstreams; s++) {
+            const tr_stream *st = &jd->data.streams[s];
+            if (st->index == l->location && st->n && l->first < st->last_time)
+                l->first = st->last_time;
+        }
+        if (l->last < l->first)
+            l->last = l->first;
+    }
+    jd->end_ns = jd->ended || jd->end.end_tick ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
+    if (jd->end_ns < last_ns)
+        jd->end_ns = last_ns;
+}
+
+void tr_journal_stream_done(tr_journal_data *jd, size_t s, const tr_stream_cursor_stats *cs)
+{
+    if (s < jd->data.nstreams)
+        stream_read(jd, s, cs->records, cs);
+}
+
+void tr_journal_streams_done(tr_journal_data *jd) { streams_read(jd); }
+
+static int load_or_fail(const char *path, tr_journal_data *jd, int keep, char *err, size_t errlen)
 {
     memset(jd, 0, sizeof *jd);
     tr_journal_index *ix = calloc(1, sizeof *ix);
@@ -403,7 +423,7 @@ static int load_or_fail(const char *path, tr_journal_data *jd, tr_journal_visit_
         return -1;
     }
     calibrate(jd);
-    ix->clock = clock_of(jd);
+    ix->clock = jd->clock;
     for (uint32_t i = 0; i < jd->mpit.nclocks; i++) {
         jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
         jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
@@ -418,30 +438,18 @@ static int load_or_fail(const char *path, tr_journal_data *jd, tr_journal_visit_
         snprintf(err, errlen, "out of memory while reading %s", path);
         return -1;
     }
-    uint64_t last_ns = 0;
-    for (size_t s = 0; s < jd->data.nstreams; s++) {
-        if (read_stream(jd, ix, s, visit, ctx)) {
-            snprintf(err, errlen, "cannot read the chunks of %s: %s", path, errno ? strerror(errno) : "failed");
-            return -1;
-        }
-        if (jd->data.streams[s].last_time > last_ns)
-            last_ns = jd->data.streams[s].last_time; /* times never go back: the last is the latest */
+    if (keep) {
+        for (size_t s = 0; s < jd->data.nstreams; s++)
+            if (read_stream(jd, ix, s)) {
+                snprintf(err, errlen, "cannot read the chunks of %s: %s", path, errno ? strerror(errno) : "failed");
+                return -1;
+            }
+        streams_read(jd);
+    } else {
+        /* Until a pass has read the streams, the run ends where it said. */
+        jd->end_ns = jd->ended || jd->end.end_tick ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
     }
-    for (uint32_t i = 0; i < jd->nlosses; i++) {
-        tr_jloss *l = &jd->losses[i];
-        /* Written after the location's last event: not before it either. */
-        for (size_t s = 0; s < jd->data.nstreams; s++) {
-            const tr_stream *st = &jd->data.streams[s];
-            if (st->index == l->location && st->n && l->first < st->last_time)
-                l->first = st->last_time;
-        }
-        if (l->last < l->first)
-            l->last = l->first;
-    }
-    jd->end_ns = jd->ended || jd->end.end_tick ? tr_journal_ticks_to_ns(jd, jd->end.end_tick) : 0;
-    if (jd->end_ns < last_ns)
-        jd->end_ns = last_ns;
-    if (!visit) {
+    if (keep) {
         tr_journal_index_free(ix); /* every record is in memory: the chunks are not read again */
         free(ix);
         jd->index = 0;
@@ -450,10 +458,9 @@ static int load_or_fail(const char *path, tr_journal_data *jd, tr_journal_visit_
 }
 
 /* On failure nothing is left held: jd is as tr_journal_data_free leaves it. */
-static int load(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx, char *err,
-                size_t errlen)
+static int load(const char *path, tr_journal_data *jd, int keep, char *err, size_t errlen)
 {
-    int rc = load_or_fail(path, jd, visit, ctx, err, errlen);
+    int rc = load_or_fail(path, jd, keep, err, errlen);
     if (rc)
         tr_journal_data_free(jd);
     return rc;
@@ -461,13 +468,20 @@ static int load(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit
 
 int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen)
 {
-    return load(path, jd, 0, 0, err, errlen);
+    return load(path, jd, 1, err, errlen);
 }
 
-int tr_journal_load_visiting(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx,
-                             char *err, size_t errlen)
+int tr_journal_load_index(const char *path, tr_journal_data *jd, char *err, size_t errlen)
 {
-    return load(path, jd, visit, ctx, err, errlen);
+    return load(path, jd, 0, err, errlen);
+}
+
+uint64_t tr_journal_records_stored(const tr_journal_data *jd)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; jd->index && i < jd->index->nstreams; i++)
+        n += jd->index->streams[i].records;
+    return n;
 }
 
 tr_stream_cursor *tr_journal_stream_open(const tr_journal_data *jd, const tr_stream *st)

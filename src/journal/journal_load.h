@@ -45,7 +45,7 @@ typedef struct tr_journal_data {
     int64_t realtime_offset;
     int tsc;
     uint64_t tick0, ns0, tick1, ns1; /* calibration pairs */
-    long double ns_per_tick;
+    tr_journal_clock clock; /* ticks -> ns, from them */
     char **strings;        /* owned texts */
     uint32_t nstrings, capstrings;
     tr_u64map user_names;  /* region id -> string index */
@@ -66,30 +66,36 @@ typedef struct tr_journal_data {
     tr_journal_mpi_rank mpi_rank; /* the first one */
     tr_journal_clock_offset *clock_offsets; /* CLOCK_OFFSET frames, in journal order */
     uint32_t nclock_offsets;
-    tr_journal_index *index; /* where the chunks lie: kept when the records were visited, not kept */
+    tr_journal_index *index; /* where the chunks lie: kept by tr_journal_load_index */
 } tr_journal_data;
 
 /* Reads @path, every record kept (data.streams[s].rec). Returns 0, or -1
  * with a reason in @err (jd then holds nothing). */
 int tr_journal_load(const char *path, tr_journal_data *jd, char *err, size_t errlen);
 
-/* Called with each record of each stream, stream by stream in index order,
- * records in the order a cursor yields them; @r is valid during the call
- * only. Non-zero stops the load (it fails). */
-typedef int (*tr_journal_visit_fn)(void *ctx, size_t stream, const tr_record *r);
-/* Reads @path keeping no record: each is given to @visit once, and the
- * streams hold only their counts (rec NULL, n, last_time); the writer reads
- * them again through tr_journal_stream_open. Memory: the journal's metadata
- * and its chunk index, not its records. Returns as tr_journal_load. */
-int tr_journal_load_visiting(const char *path, tr_journal_data *jd, tr_journal_visit_fn visit, void *ctx,
-                             char *err, size_t errlen);
-/* A cursor on stream @st (one of data.streams, which may have been moved
- * out of @jd since) of a journal loaded by tr_journal_load_visiting: it
- * yields the records the visit saw, in the same order. NULL for a stream
- * without chunks (a loss alone), after tr_journal_load, or when out of
- * memory (errno set). */
+/* Reads @path's metadata and where its chunks lie, keeping no record: the
+ * streams hold no records and no counts yet; a pass reads them through
+ * tr_journal_stream_open, says what it read with tr_journal_stream_done
+ * (each stream read to its end) and then tr_journal_streams_done. Memory:
+ * the journal's metadata and its chunk index. Until then end_ns is the
+ * run's end as its END or CRASH frame gives it (0 without one). Returns as
+ * tr_journal_load. */
+int tr_journal_load_index(const char *path, tr_journal_data *jd, char *err, size_t errlen);
+/* A cursor on stream @st (one of data.streams) of a journal loaded by
+ * tr_journal_load_index. NULL for a stream without chunks (a loss alone),
+ * after tr_journal_load, or when out of memory (errno set). */
 tr_stream_cursor *tr_journal_stream_open(const tr_journal_data *jd, const tr_stream *st);
+/* Stream @s was read to its end by a cursor whose statistics are @cs: its
+ * count, last stamp and damage join @jd. */
+void tr_journal_stream_done(tr_journal_data *jd, size_t s, const tr_stream_cursor_stats *cs);
+/* Every stream was: the run's end (end_ns: its END or CRASH frame, or its
+ * last event when later) and the drop-mode losses open at it follow. */
+void tr_journal_streams_done(tr_journal_data *jd);
 void tr_journal_data_free(tr_journal_data *jd);
+/* The records the chunks of a journal loaded by tr_journal_load_index
+ * hold, before any is read (a gap or a damaged chunk makes the pass's count
+ * differ). */
+uint64_t tr_journal_records_stored(const tr_journal_data *jd);
 
 uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks);
 const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr);

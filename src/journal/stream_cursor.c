@@ -206,7 +206,10 @@ tr_stream_cursor *tr_stream_cursor_open(const tr_journal_index *ix, size_t strea
      * join it while it holds fewer than TR_CURSOR_LOOKAHEAD; one slot more
      * keeps the record next returned (just before the head) out of reach
      * of a peek's refill. */
-    c->ring_cap = TR_CURSOR_LOOKAHEAD + c->s->chunk_records + 2;
+    /* A stream shorter than the lookahead never needs all of it: short
+     * threads (thousands of them in some programs) cost what they hold. */
+    uint64_t ahead = c->s->max_records < TR_CURSOR_LOOKAHEAD ? c->s->max_records : TR_CURSOR_LOOKAHEAD;
+    c->ring_cap = (size_t)ahead + c->s->chunk_records + 2;
     c->decoded_cap = c->s->chunk_records ? c->s->chunk_records : 1;
     c->packed_cap = c->s->chunk_bytes ? c->s->chunk_bytes : 1;
     c->ring = malloc(c->ring_cap * sizeof *c->ring);
@@ -221,6 +224,27 @@ tr_stream_cursor *tr_stream_cursor_open(const tr_journal_index *ix, size_t strea
     c->st.ring_records = c->ring_cap;
     c->st.buffer_bytes = c->ring_cap * sizeof *c->ring + c->decoded_cap * sizeof *c->decoded + c->packed_cap;
     return c;
+}
+
+tr_stream_cursor *tr_stream_cursor_fork(const tr_stream_cursor *c)
+{
+    tr_stream_cursor *f = malloc(sizeof *f);
+    if (!f)
+        return 0;
+    *f = *c;
+    f->fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+    f->ring = malloc(c->ring_cap * sizeof *f->ring);
+    f->decoded = malloc(c->decoded_cap * sizeof *f->decoded);
+    f->packed = malloc(c->packed_cap);
+    if (f->fd < 0 || !f->ring || !f->decoded || !f->packed) {
+        int e = f->fd < 0 ? errno : ENOMEM;
+        tr_stream_cursor_close(f);
+        errno = e;
+        return 0;
+    }
+    for (size_t k = 0; k < c->count; k++)
+        f->ring[ring_slot(c, k)] = c->ring[ring_slot(c, k)];
+    return f;
 }
 
 const tr_record *tr_stream_cursor_peek(tr_stream_cursor *c, size_t k)

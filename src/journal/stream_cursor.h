@@ -56,6 +56,11 @@ const tr_record *tr_stream_cursor_peek(tr_stream_cursor *c, size_t k);
 /* The next record, NULL at the end; valid until the next call of next or
  * close on @c (a peek leaves it in place). */
 const tr_record *tr_stream_cursor_next(tr_stream_cursor *c);
+/* A second cursor at @c's place: it yields what @c would yield from here,
+ * and moves on its own (a look farther ahead than peek reaches; the model
+ * takes one where an answer lies beyond it). NULL when out of memory or
+ * out of descriptors (errno set). */
+tr_stream_cursor *tr_stream_cursor_fork(const tr_stream_cursor *c);
 void tr_stream_cursor_stats_get(const tr_stream_cursor *c, tr_stream_cursor_stats *out);
 void tr_stream_cursor_close(tr_stream_cursor *c);
 

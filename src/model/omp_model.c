@@ -8,7 +8,7 @@
 
 /* "TRACER_MODE=machine (environment)": the journal's configuration says
  * how the run was asked to be shown; a journal without it is user mode. */
-static int mode_of(const tr_journal_data *jd)
+int tr_omp_mode_of(const tr_journal_data *jd)
 {
     static const char key[] = "TRACER_MODE=";
     for (uint32_t i = 0; i < jd->nconfig; i++) {
@@ -44,25 +44,17 @@ static tr_omp_parallel *parallel_of(tr_omp_model *m, uint64_t id, int create)
     return p;
 }
 
-int tr_omp_model_begin(const tr_journal_data *jd, size_t nstreams, tr_omp_model *m)
-{
-    memset(m, 0, sizeof *m);
-    m->mode = mode_of(jd);
-    m->has_omp = calloc(nstreams ? nstreams : 1, 1);
-    return m->has_omp ? 0 : -1;
-}
-
 int tr_omp_model_visit(tr_omp_model *m, size_t s, const tr_record *r)
 {
     if (r->type != TR_REC_OMP)
         return 0;
-    m->has_omp[s] = 1;
-    m->any = 1;
     tr_omp_parallel *p;
     switch (r->sub) {
     case TR_OMP_PARALLEL:
-        if (!r->id || !(p = parallel_of(m, r->id, 1)))
+        if (!r->id)
             break;
+        if (!(p = parallel_of(m, r->id, 1)))
+            return -1;
         if (r->phase == TR_PHASE_BEGIN) {
             p->codeptr = r->u[0];
             p->stream = (uint32_t)s;
@@ -93,15 +85,13 @@ int tr_omp_model_visit(tr_omp_model *m, size_t s, const tr_record *r)
 
 void tr_omp_model_free(tr_omp_model *m)
 {
-    free(m->has_omp);
     free(m->parallels);
     tr_u64map_free(&m->parallel_index);
     tr_u64map_free(&m->task_codeptr);
-    int mode = m->mode, any = m->any;
     memset(m, 0, sizeof *m);
-    m->mode = mode; /* what the description of the part still needs */
-    m->any = any;
 }
+
+tr_omp_parallel *tr_omp_model_parallel_new(tr_omp_model *m, uint64_t id) { return parallel_of(m, id, 1); }
 
 const tr_omp_parallel *tr_omp_model_parallel(const tr_omp_model *m, uint64_t id)
 {

@@ -10,7 +10,9 @@
  * its ids to the unified ones, and the global definitions are written.
  *
  * These are the steps the ranks of a job take together at MPI_Finalize
- * (job_part.h), done here by one process: `tracer recover`, and jobs whose
+ * (job_part.h), done here by one process, rank after rank (so each
+ * journal is read once: a rank's ids are known when the ranks before it
+ * are written): `tracer recover`, and jobs whose
  * ranks did not write at the end. */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,9 +137,7 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
             rc = -1;
             break;
         }
-        uint64_t counts[3];
-        tr_job_part_counts(parts[i], counts);
-        if (counts[0] && !ar) {
+        if (!tr_job_part_empty(parts[i]) && !ar) {
             ar = tr_job_archive_open(st.path, tr_job_part_hostname(parts[i]), 1);
             if (!ar || OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
                 snprintf(r->error, sizeof r->error, "OTF2 failed to create the archive in %s", archive_dir);
@@ -150,7 +150,12 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
             snprintf(r->error, sizeof r->error, "out of memory");
             rc = -1;
         }
-        for (int k = 0; k < 3; k++)
+        uint64_t counts[3];
+        if (!rc && tr_job_part_counts(parts[i], counts)) {
+            snprintf(r->error, sizeof r->error, "out of memory");
+            rc = -1;
+        }
+        for (int k = 0; !rc && k < 3; k++)
             bases[k] += counts[k];
     }
     if (!rc && !ar) {

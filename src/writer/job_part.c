@@ -11,7 +11,11 @@
 struct tr_job_part {
     tr_defs defs;       /* its own, by content */
     tr_writer w;
+    char *journal;
     int empty;          /* the journal holds no event */
+    int written;        /* its events are: w's counts are final */
+    int counted;        /* a counting pass gave counts (before writing) */
+    uint64_t counts[3];
     int with_config;    /* its description carries the configuration */
     int described;
     tr_rank_desc desc;
@@ -33,7 +37,10 @@ tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, s
         return 0;
     }
     tr_defs_init(&p->defs, 1);
-    int rc = tr_unit_open(&p->w, &p->defs, journal, err, errlen);
+    p->journal = strdup(journal);
+    int rc = p->journal ? tr_unit_open(&p->w, &p->defs, journal, err, errlen) : -1;
+    if (!p->journal)
+        snprintf(err, errlen, "out of memory");
     if (rc >= 0 && !p->w.m.jd->has_mpi_rank) {
         snprintf(err, errlen, "%s names no MPI rank (no MPI_RANK frame): not a rank of an MPI job", journal);
         rc = -1;
@@ -54,23 +61,54 @@ tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, s
         p->described = 1;
         return p;
     }
-    if (tr_job_clock_points(&p->w) || tr_unit_place(&p->w, 0, 0, 0)) {
-        snprintf(err, errlen, "out of memory while analysing events of %s", journal);
-        tr_job_part_free(p);
-        return 0;
-    }
     return p;
 }
+
+int tr_job_part_empty(const tr_job_part *p) { return p->empty; }
 
 int32_t tr_job_part_rank(const tr_job_part *p) { return p->w.m.jd->mpi_rank.rank; }
 int32_t tr_job_part_size(const tr_job_part *p) { return p->w.m.jd->mpi_rank.size; }
 const char *tr_job_part_hostname(const tr_job_part *p) { return p->w.m.jd->hostname; }
 
-void tr_job_part_counts(const tr_job_part *p, uint64_t counts[3])
+static void counts_of(const tr_writer *w, uint64_t counts[3])
 {
-    counts[0] = p->empty ? 0 : p->w.nlocations;
-    counts[1] = p->empty ? 0 : 1 + p->w.m.ndevices;
-    counts[2] = p->empty ? 0 : p->w.m.ndevices;
+    counts[0] = w->nlocations;
+    counts[1] = 1 + w->m.ndevices;
+    counts[2] = w->m.ndevices;
+}
+
+/* Ranks that write together must agree on their ids before any of them
+ * writes; the model finds devices and lanes as it writes, so such a rank
+ * runs its pass once without writing to count them (its journal is then
+ * read twice; `tracer recover` and the last rank to exit write rank after
+ * rank, and read each journal once). */
+int tr_job_part_counts(tr_job_part *p, uint64_t counts[3])
+{
+    memset(counts, 0, 3 * sizeof *counts);
+    if (p->empty)
+        return 0;
+    if (p->written) {
+        counts_of(&p->w, counts);
+        return 0;
+    }
+    if (!p->counted) {
+        tr_defs scratch;
+        tr_defs_init(&scratch, 1);
+        tr_writer w;
+        char err[256];
+        int rc = tr_unit_open(&w, &scratch, p->journal, err, sizeof err);
+        if (!rc)
+            rc = tr_unit_count(&w);
+        if (!rc)
+            counts_of(&w, p->counts);
+        tr_unit_free(&w);
+        tr_defs_free(&scratch);
+        if (rc)
+            return -1;
+        p->counted = 1;
+    }
+    memcpy(counts, p->counts, sizeof p->counts);
+    return 0;
 }
 
 int tr_job_part_write_events(tr_job_part *p, OTF2_Archive *ar, const uint64_t bases[3], char *err, size_t errlen)
@@ -78,16 +116,26 @@ int tr_job_part_write_events(tr_job_part *p, OTF2_Archive *ar, const uint64_t ba
     if (p->empty)
         return 0;
     tr_writer *w = &p->w;
-    if (tr_unit_place(w, bases[0], (uint32_t)bases[1], (uint32_t)bases[2])) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    tr_unit_place(w, bases[0], (uint32_t)bases[1], (uint32_t)bases[2]);
     uint64_t total = 0;
     if (tr_unit_write_events(w, ar, &total)) {
         snprintf(err, errlen, "OTF2 failed to write the events of rank %d", w->rank);
         return -1;
     }
-    tr_unit_release_events(w);
+    p->written = 1;
+    /* A rank measured once is corrected up to its last event, known now. */
+    if (tr_job_clock_points(w)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (p->counted) {
+        uint64_t c[3];
+        counts_of(w, c);
+        if (memcmp(c, p->counts, sizeof c)) {
+            snprintf(err, errlen, "rank %d: its journal gave other counts when written than when counted", w->rank);
+            return -1;
+        }
+    }
     if (tr_describe(w, p->with_config, &p->desc)) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -127,6 +175,7 @@ void tr_job_part_free(tr_job_part *p)
         return;
     tr_unit_free(&p->w);
     tr_defs_free(&p->defs);
+    free(p->journal);
     if (p->described)
         tr_rank_desc_free(&p->desc);
     free(p);

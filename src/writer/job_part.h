@@ -4,10 +4,12 @@
  *
  * 1. Each rank opens its part: its journal, loaded and analysed, with
  *    definitions of its own (tr_job_part_open).
- * 2. Its ids in the archive start where the lower ranks' end
- *    (tr_job_part_counts, an exclusive prefix sum) and it writes its own
- *    locations' event files with its own string, region and attribute ids
- *    (tr_job_part_write_events).
+ * 2. Its ids in the archive start where the lower ranks' end and it
+ *    writes its own locations' event files with its own string, region and
+ *    attribute ids (tr_job_part_write_events). Written rank after rank,
+ *    the lower ranks' counts are known when a rank begins; written by the
+ *    ranks together, each counts first (tr_job_part_counts, then an
+ *    exclusive prefix sum).
  * 3. The parts' definitions and descriptions are gathered into one union
  *    (tr_job_union_*): in a job up a reduction tree, each rank merging its
  *    children's unions into its own, so rank 0 ends with the unified
@@ -47,14 +49,19 @@ const char *tr_job_errors_incomplete(void); /* see tr_archive_errors_incomplete 
  * @err on failure. */
 tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, size_t errlen);
 int32_t tr_job_part_rank(const tr_job_part *p);
+/* Its journal holds no event: it has no location. */
+int tr_job_part_empty(const tr_job_part *p);
 int32_t tr_job_part_size(const tr_job_part *p);
 const char *tr_job_part_hostname(const tr_job_part *p); /* NULL: unknown */
 /* What it takes of the archive's ids: locations, location groups, RMA
- * windows (all 0 for a journal without events). */
-void tr_job_part_counts(const tr_job_part *p, uint64_t counts[3]);
+ * windows (all 0 for a journal without events). Known once its events are
+ * written; asked before, it runs the model's pass once without writing to
+ * count them. Returns 0, or -1 (out of memory, the journal unreadable). */
+int tr_job_part_counts(tr_job_part *p, uint64_t counts[3]);
 /* Writes its event files into @ar (opened for the job's archive) with its
- * ids starting at @bases (counts of the lower ranks), then describes
- * itself. Returns 0, or -1 with @err. */
+ * ids starting at @bases (counts of the lower ranks; writing rank after
+ * rank, what the ranks before took), then describes itself. Returns 0, or
+ * -1 with @err. */
 int tr_job_part_write_events(tr_job_part *p, OTF2_Archive *ar, const uint64_t bases[3], char *err, size_t errlen);
 /* Its locations' local definitions (between OTF2_Archive_OpenDefFiles and
  * _CloseDefFiles): ClockOffsets and the map of its ids into @global (the

@@ -3,7 +3,6 @@
  * written into one archive. The global definition file is written last
  * (otf2_global_defs.c), because it needs each location's event count.
  * docs/trace-model.md is the contract. */
-#include <omp-tools.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include "common/trace_vocab.h"
 #include "writer/writer_internal.h"
 
-static uint64_t key(int tag, uint64_t v) { return (uint64_t)tag << 58 | (v & ((1ull << 58) - 1)); }
 
 void tr_defs_init(tr_defs *d, int by_content)
 {
@@ -149,19 +147,15 @@ OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id)
     return d->attrs[id - TR_ATTR_COUNT].type;
 }
 
-static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const char *canonical,
-                           const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                           const char *file, uint32_t line);
-
 uint32_t tr_defs_region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *canonical,
                         const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm)
 {
-    return region_new(w, key(tag, v), name, canonical, description, role, paradigm, 0, 0);
+    return tr_defs_region_full(w, tr_region_key_make(tag, v), name, canonical, description, role, paradigm, 0, 0);
 }
 
-static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const char *canonical,
-                           const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                           const char *file, uint32_t line)
+uint32_t tr_defs_region_full(tr_writer *w, uint64_t k, const char *name, const char *canonical,
+                             const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                             const char *file, uint32_t line)
 {
     uint64_t v;
     if (tr_u64map_get(&w->region_keys, k, &v))
@@ -173,147 +167,6 @@ static uint32_t region_new(tr_writer *w, uint64_t k, const char *name, const cha
     def.description = tr_defs_string(w, description);
     def.file = tr_defs_string(w, file ? file : "");
     return tr_defs_region_keyed(w, k, &def);
-}
-
-static const char *target_kind_name(uint16_t kind)
-{
-    switch (kind) {
-    case ompt_target: return TRV_REGION_TARGET;
-    case ompt_target_enter_data: return TRV_REGION_TARGET_ENTER_DATA;
-    case ompt_target_exit_data: return TRV_REGION_TARGET_EXIT_DATA;
-    case ompt_target_update: return TRV_REGION_TARGET_UPDATE;
-    case ompt_target_nowait: return TRV_REGION_TARGET_NOWAIT;
-    case ompt_target_enter_data_nowait: return TRV_REGION_TARGET_ENTER_DATA_NOWAIT;
-    case ompt_target_exit_data_nowait: return TRV_REGION_TARGET_EXIT_DATA_NOWAIT;
-    case ompt_target_update_nowait: return TRV_REGION_TARGET_UPDATE_NOWAIT;
-    default: return "target (unknown kind)";
-    }
-}
-
-static const char *basename_of(const char *path)
-{
-    const char *s = path ? strrchr(path, '/') : 0;
-    return s ? s + 1 : path;
-}
-
-uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr)
-{
-    uint64_t k = key(KEY_TARGET, codeptr << 5 | (kind & 31));
-    uint64_t v;
-    if (tr_u64map_get(&w->region_keys, k, &v))
-        return (uint32_t)v;
-    const char *canonical = target_kind_name(kind);
-    const tr_jsymbol *sym = tr_journal_find_symbol(w->m.jd, codeptr);
-    struct {
-        const char *function, *file;
-        int line;
-    } loc = {sym ? sym->function : 0, sym ? sym->file : 0, sym ? sym->line : 0};
-    /* Optimised code often gives the runtime call line 0, or the line of a
-     * neighbouring statement; the kernel symbol names the construct's own. */
-    if (sym && sym->kernel_line && (kind == ompt_target || kind == ompt_target_nowait))
-        loc.line = sym->kernel_line;
-    char name[512];
-    if (loc.file && loc.line)
-        snprintf(name, sizeof name, "%s (%s:%d)", canonical, basename_of(loc.file), loc.line);
-    else if (loc.function)
-        snprintf(name, sizeof name, "%s (%s)", canonical, loc.function);
-    else
-        snprintf(name, sizeof name, "%s", canonical);
-    return region_new(w, k, name, canonical, "OpenMP target construct", OTF2_REGION_ROLE_WRAPPER,
-                      OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
-}
-
-static const char UNKNOWN_DATA_OP[] = "data op (unknown type)";
-
-static const char *optype_name(uint16_t t, OTF2_RegionRole *role)
-{
-    *role = OTF2_REGION_ROLE_ARTIFICIAL;
-    switch (t) {
-    case ompt_target_data_alloc: *role = OTF2_REGION_ROLE_ALLOCATE; return TRV_REGION_ALLOC;
-    case ompt_target_data_alloc_async: *role = OTF2_REGION_ROLE_ALLOCATE; return TRV_REGION_ALLOC_ASYNC;
-    case ompt_target_data_transfer_to_device: *role = OTF2_REGION_ROLE_DATA_TRANSFER; return TRV_REGION_TO_DEVICE;
-    case ompt_target_data_transfer_to_device_async:
-        *role = OTF2_REGION_ROLE_DATA_TRANSFER;
-        return TRV_REGION_TO_DEVICE_ASYNC;
-    case ompt_target_data_transfer_from_device:
-        *role = OTF2_REGION_ROLE_DATA_TRANSFER;
-        return TRV_REGION_FROM_DEVICE;
-    case ompt_target_data_transfer_from_device_async:
-        *role = OTF2_REGION_ROLE_DATA_TRANSFER;
-        return TRV_REGION_FROM_DEVICE_ASYNC;
-    case ompt_target_data_delete: *role = OTF2_REGION_ROLE_DEALLOCATE; return TRV_REGION_DELETE;
-    case ompt_target_data_delete_async: *role = OTF2_REGION_ROLE_DEALLOCATE; return TRV_REGION_DELETE_ASYNC;
-    case ompt_target_data_associate: return "associate";
-    case ompt_target_data_disassociate: return "disassociate";
-    default: return UNKNOWN_DATA_OP;
-    }
-}
-
-int tr_defs_data_op_named(uint16_t optype)
-{
-    OTF2_RegionRole role;
-    return optype_name(optype, &role) != UNKNOWN_DATA_OP;
-}
-
-uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype)
-{
-    OTF2_RegionRole role;
-    const char *name = optype_name(optype, &role);
-    return region_new(w, key(KEY_DATA_OP, optype), name, name, "OpenMP target data operation", role,
-                      OTF2_PARADIGM_OPENMP, 0, 0);
-}
-
-uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr)
-{
-    const tr_jsymbol *js = tr_journal_find_symbol(w->m.jd, target_codeptr);
-    const char *sym = js ? js->kernel : 0;
-    struct {
-        const char *file;
-        int line;
-    } loc = {js ? js->file : 0, js ? (js->kernel_line ? js->kernel_line : js->line) : 0};
-    char name[1024];
-    if (sym)
-        snprintf(name, sizeof name, "%s", sym);
-    else if (loc.file && loc.line)
-        snprintf(name, sizeof name, "kernel (%s:%d)", basename_of(loc.file), loc.line);
-    else
-        snprintf(name, sizeof name, "kernel");
-    return region_new(w, key(KEY_KERNEL, tr_defs_string(w, name)), name, TRV_REGION_KERNEL,
-                      "OpenMP target region executing on a device", OTF2_REGION_ROLE_FUNCTION,
-                      OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
-}
-
-uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type)
-{
-    const char *name = rec_type == TR_REC_DEVICE_INIT   ? "device initialize"
-                       : rec_type == TR_REC_DEVICE_FINI ? "device finalize"
-                       : rec_type == TR_REC_DEVICE_LOAD ? "device load"
-                                                        : "device unload";
-    return region_new(w, key(KEY_DEVICE_EVENT, rec_type), name, name, "OpenMP device event",
-                      OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_OPENMP, 0, 0);
-}
-
-uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark)
-{
-    const char *name = tr_journal_user_name(w->m.jd, id & 0x7fffffffu);
-    char unknown[64];
-    if (!name) {
-        snprintf(unknown, sizeof unknown, "user region %u", id);
-        name = unknown;
-    }
-    return region_new(w, key(mark ? KEY_MARK : KEY_USER, id), name, name,
-                      mark ? "tracer_mark() instant" : "tracer_region_begin/end()",
-                      mark ? OTF2_REGION_ROLE_ARTIFICIAL : OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
-                      0, 0);
-}
-
-uint32_t tr_defs_region_link(tr_writer *w, const char *canonical)
-{
-    const char *desc = !strcmp(canonical, TRV_REGION_STALE_LINK)
-                           ? "a link variable's device storage is not what its device reference pointer holds"
-                           : "declare target link variable mapped to, or unmapped from, device storage";
-    return region_new(w, key(KEY_LINK, canonical[5] == 'm' ? 1 : canonical[5] == 'u' ? 2 : 3), canonical, canonical,
-                      desc, OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_OPENMP, 0, 0);
 }
 
 static const struct {
@@ -400,4 +253,34 @@ void tr_defs_attr(OTF2_AttributeList *al, enum tr_attr a, uint64_t v)
     default: val.uint64 = v; break;
     }
     OTF2_AttributeList_AddAttribute(al, (OTF2_AttributeRef)a, attrs[a].type, val);
+}
+
+void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw)
+{
+    static const struct {
+        uint32_t id;
+        const char *name, *description;
+    } m[2] = {
+        {TR_METRIC_OMP_WORK, TRV_METRIC_OMP_WORK,
+         "ns this thread spent in OpenMP parallel and teams regions and explicit tasks, not waiting (running total)"},
+        {TR_METRIC_OMP_WAIT, TRV_METRIC_OMP_WAIT,
+         "ns this thread spent waiting in the OpenMP runtime: barriers, taskwait, taskgroup, locks, critical, "
+         "ordered, atomic (running total)"},
+    };
+    uint32_t s_unit = tr_defs_str(d, "ns");
+    uint32_t s_name[2], s_desc[2];
+    for (int i = 0; i < 2; i++) {
+        s_name[i] = tr_defs_str(d, m[i].name);
+        s_desc[i] = tr_defs_str(d, m[i].description);
+    }
+    if (!gw)
+        return;
+    for (int i = 0; i < 2; i++) {
+        OTF2_MetricMemberRef member = m[i].id;
+        OTF2_GlobalDefWriter_WriteMetricMember(gw, member, s_name[i], s_desc[i], OTF2_METRIC_TYPE_OTHER,
+                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL,
+                                               0, s_unit);
+        OTF2_GlobalDefWriter_WriteMetricClass(gw, m[i].id, 1, &member, OTF2_METRIC_SYNCHRONOUS,
+                                              OTF2_RECORDER_KIND_ABSTRACT);
+    }
 }

@@ -146,7 +146,7 @@ static void write_tree_and_locations(const tr_global *g, OTF2_GlobalDefWriter *g
         for (size_t k = 0; k < w->ndevices; k++) {
             const tr_desc_device *dev = &w->devices[k];
             for (uint32_t l = 0; l < dev->nlanes; l++) {
-                uint64_t id = dev->first_location + l;
+                uint64_t id = dev->lanes[l];
                 OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + id, lane_name(g, dev, l),
                                                    OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, w->events[id],
                                                    (OTF2_LocationGroupRef)(w->group_base + 1 + k));
@@ -219,7 +219,7 @@ static uint32_t write_rma_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, ui
             uint32_t n = w->nstreams, win = tr_rma_window(w->win_base, k);
             for (uint32_t i = 0; i < n; i++)
                 members[i] = w->loc_base + i;
-            members[n] = w->loc_base + w->devices[k].first_location;
+            members[n] = w->loc_base + w->devices[k].lanes[0];
             uint32_t s_comm = device_name(g, w, &w->devices[k], 1);
             OTF2_GlobalDefWriter_WriteGroup(gw, (OTF2_GroupRef)(1 + win), s_comm, OTF2_GROUP_TYPE_COMM_GROUP,
                                             OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, n + 1, members);

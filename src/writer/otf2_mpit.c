@@ -10,23 +10,12 @@
 #include "common/trace_vocab.h"
 #include "writer/writer_internal.h"
 
-enum { MPIT_DROP_METRIC = 1 }; /* metric class and member 1; 0 is device memory */
+enum { MPIT_DROP_METRIC = TR_METRIC_MPIT_DROPPED }; /* metric class and member 1; 0 is device memory */
 
 static uint32_t region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *desc,
                        OTF2_RegionRole role)
 {
     return tr_defs_region(w, tag, v, name, name, desc, role, OTF2_PARADIGM_MPI);
-}
-
-uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call)
-{
-    const char *name = call == TR_MPI_INIT          ? "MPI_Init"
-                       : call == TR_MPI_INIT_THREAD ? "MPI_Init_thread"
-                       : call == TR_MPI_FINALIZE    ? "MPI_Finalize"
-                       : call == TR_MPI_SESSION_INIT ? "MPI_Session_init"
-                       : call == TR_MPI_SESSION_FINALIZE ? "MPI_Session_finalize"
-                                                    : "MPI call";
-    return region(w, KEY_MPI_CALL, call, name, "MPI call (interposed by tracer)", OTF2_REGION_ROLE_FUNCTION);
 }
 
 static uint32_t region_type(tr_writer *w, const tr_jmpit_type *t, int index)
@@ -193,8 +182,8 @@ static OTF2_Type element_type(const tr_jmpit_element *e)
     }
 }
 
-/* Defined right after the model is built, as they always were (the order of
- * the archive's strings and attributes depends on it). */
+/* Defined once the model's pass is done, before the MPI_T events are
+ * written. */
 int tr_mpit_define_attributes(tr_writer *w)
 {
     if (!w->m.mpit.locs)

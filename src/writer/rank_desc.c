@@ -31,7 +31,8 @@ void tr_rank_desc_pack(const tr_rank_desc *d, tr_blob *b)
     for (uint32_t i = 0; i < d->ndevices; i++) {
         tr_blob_u32(b, (uint32_t)d->devices[i].num);
         tr_blob_u32(b, d->devices[i].nlanes);
-        tr_blob_u64(b, d->devices[i].first_location);
+        for (uint32_t l = 0; l < d->devices[i].nlanes; l++)
+            tr_blob_u64(b, d->devices[i].lanes[l]);
     }
     tr_blob_u32(b, d->nmpit);
     for (uint32_t i = 0; i < d->nmpit; i++) {
@@ -121,8 +122,13 @@ int tr_rank_desc_unpack(tr_blob_reader *r, tr_rank_desc *d)
     d->ndevices = n;
     for (uint32_t i = 0; i < n; i++) {
         d->devices[i].num = (int32_t)tr_blob_get_u32(r);
-        d->devices[i].nlanes = tr_blob_get_u32(r);
-        d->devices[i].first_location = tr_blob_get_u64(r);
+        uint32_t nlanes = tr_blob_get_u32(r);
+        d->devices[i].lanes = array(r, nlanes, sizeof *d->devices[i].lanes, 8, &ok);
+        if (!ok)
+            goto bad;
+        d->devices[i].nlanes = nlanes;
+        for (uint32_t l = 0; l < nlanes; l++)
+            d->devices[i].lanes[l] = tr_blob_get_u64(r);
     }
     n = tr_blob_get_u32(r);
     d->mpit = array(r, n, sizeof *d->mpit, 12, &ok);
@@ -181,6 +187,8 @@ void tr_rank_desc_free(tr_rank_desc *d)
 {
     free(d->hostname);
     free(d->events);
+    for (uint32_t i = 0; d->devices && i < d->ndevices; i++)
+        free(d->devices[i].lanes);
     free(d->devices);
     for (uint32_t i = 0; i < d->nmpit; i++)
         free(d->mpit[i].name);

@@ -19,7 +19,7 @@
 typedef struct tr_desc_device {
     int32_t num;             /* OpenMP device number */
     uint32_t nlanes;         /* its streams (locations) */
-    uint64_t first_location; /* of lane 0, relative to the part's loc_base */
+    uint64_t *lanes;         /* the location of each, relative to the part's loc_base */
 } tr_desc_device;
 
 typedef struct tr_desc_mpit {
@@ -47,7 +47,8 @@ typedef struct tr_rank_desc {
     uint64_t small_count[2], small_bytes[2]; /* the size filter's totals */
 
     /* Ids in the archive: locations loc_base.., process group group_base
-     * (its devices' groups follow), windows win_base + device index. */
+     * (its devices' groups follow), windows win_base + device index
+     * (devices in the order the model found them). */
     uint64_t loc_base;
     uint32_t group_base, win_base;
     uint64_t nlocations;

@@ -35,13 +35,15 @@ static int write_archive(tr_writer *w, const char *dir, tr_chunk_budget *small, 
     tr_archive_config_properties(ar, jd->config, jd->nconfig);
     tr_archive_filtered_properties(ar, jd->end.small_count, jd->end.small_bytes);
     run_end_property(ar, jd);
-    tr_mpit_properties(w, TRV_PROP_MPIT_PREFIX, tr_archive_put_property, ar);
 
     int rc = OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
     if (!rc)
         rc = tr_unit_write_events(w, ar, total_events);
     if (!rc)
         rc = OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS ? 0 : -1;
+    /* The MPI_T model is made by the pass. */
+    if (!rc)
+        tr_mpit_properties(w, TRV_PROP_MPIT_PREFIX, tr_archive_put_property, ar);
     tr_rank_desc d;
     if (!rc)
         rc = tr_describe(w, 0, &d);
@@ -107,6 +109,18 @@ static int convert(const char *journal, const char *archive_dir, uint64_t small_
     tr_defs_init(&defs, 0);
     tr_writer w;
     int rc = tr_unit_open(&w, &defs, journal, r->error, sizeof r->error);
+    if (rc == 1) {
+        snprintf(r->error, sizeof r->error, "the journal holds no events");
+        rc = -1;
+    } else if (!rc) {
+        tr_unit_place(&w, 0, 0, 0);
+        tr_chunk_budget budget = {0}; /* read below even when no archive was opened */
+        int small = tr_journal_records_stored(w.m.jd) <= small_records;
+        rc = stage_and_write(&w, archive_dir, small ? &budget : 0, r);
+        *too_big = small && budget.exceeded;
+        if (rc && !r->error[0])
+            snprintf(r->error, sizeof r->error, "out of memory while analysing events");
+    }
     if (w.m.jd) {
         const tr_journal_data *jd = w.m.jd;
         r->skipped_bytes = jd->stats.skipped_bytes;
@@ -116,23 +130,11 @@ static int convert(const char *journal, const char *archive_dir, uint64_t small_
         r->ended = jd->ended;
         r->crashed = jd->crashed;
         r->crash_signal = jd->crash_signal;
-        r->records = w.m.data.records;
+        r->records = w.m.records;
     }
-    if (rc == 1) {
-        snprintf(r->error, sizeof r->error, "the journal holds no events");
-        rc = -1;
-    } else if (!rc && tr_unit_place(&w, 0, 0, 0)) {
-        snprintf(r->error, sizeof r->error, "out of memory while analysing events");
-        rc = -1;
-    } else if (!rc) {
-        tr_chunk_budget budget = {0}; /* read below even when no archive was opened */
-        int small = w.m.data.records <= small_records;
-        rc = stage_and_write(&w, archive_dir, small ? &budget : 0, r);
-        *too_big = small && budget.exceeded;
-    }
-    r->locations = w.m.data.nstreams;
+    r->locations = w.m.nstreams;
     r->devices = w.m.ndevices;
-    r->lost = w.lost;
+    r->lost = w.m.lost;
     tr_unit_free(&w);
     tr_defs_free(&defs);
     return rc;

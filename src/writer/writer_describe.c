@@ -118,8 +118,8 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
     d->group_base = w->group_base;
     d->win_base = w->win_base;
     d->nlocations = w->nlocations;
-    d->nstreams = (uint32_t)w->m.data.nstreams;
-    d->omp_metrics = (uint8_t)(w->m.omp.any != 0);
+    d->nstreams = (uint32_t)w->m.nstreams;
+    d->omp_metrics = (uint8_t)(w->m.omp_any != 0);
     d->events = calloc(w->nlocations ? w->nlocations : 1, sizeof *d->events);
     d->devices = calloc(w->m.ndevices ? w->m.ndevices : 1, sizeof *d->devices);
     d->mpit = calloc(w->m.mpit.nlocs ? w->m.mpit.nlocs : 1, sizeof *d->mpit);
@@ -129,9 +129,16 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
         d->events[l] = w->events[l];
         d->events_total += w->events[l];
     }
-    for (size_t k = 0; !oom && k < w->m.ndevices; k++)
-        d->devices[d->ndevices++] = (tr_desc_device){w->m.devices[k].num, w->m.devices[k].nlanes,
-                                                     w->m.devices[k].first_location};
+    for (size_t k = 0; !oom && k < w->m.ndevices; k++) {
+        const tr_device *dev = &w->m.devices[k];
+        uint64_t *lanes = malloc((dev->nlanes ? dev->nlanes : 1) * sizeof *lanes);
+        if (!lanes) {
+            oom = 1;
+            break;
+        }
+        memcpy(lanes, dev->lanes, dev->nlanes * sizeof *lanes);
+        d->devices[d->ndevices++] = (tr_desc_device){dev->num, dev->nlanes, lanes};
+    }
     char buf[300];
     for (uint32_t i = 0; !oom && i < w->m.mpit.nlocs; i++) {
         const tr_mpit_loc *l = &w->m.mpit.locs[i];
@@ -150,8 +157,8 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
     if (!oom)
         tr_mpit_properties(w, TRV_PROP_MPIT_PREFIX, put_prop, &sink);
     oom |= sink.oom;
-    d->records = w->m.data.records;
-    d->lost = w->lost;
+    d->records = w->m.records;
+    d->lost = w->m.lost;
     if (oom)
         tr_rank_desc_free(d);
     return oom ? -1 : 0;

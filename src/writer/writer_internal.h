@@ -1,11 +1,11 @@
-/* writer_internal.h - the OTF2 layer's state, shared by its passes: the
- * model (src/model/model.h, built by writer_unit.c) -> definitions
- * (otf2_defs.c) -> events (otf2_host_events.c, otf2_device_events.c,
- * otf2_omp_events.c, otf2_mpit.c), one journal at a time (writer_unit.c),
- * driven by writer.c (one journal) or job_convert.c (the ranks of an MPI
- * job, one archive). Included by src/writer/ only (and bench/); the model
- * layer never includes it. It does not include writer.h (the public API) so
- * that writer.c, which implements that API with these, is no cycle. */
+/* writer_internal.h - the OTF2 layer's state: the model's events
+ * (src/model/model.h, run by writer_unit.c) -> OTF2 events (otf2_events.c,
+ * otf2_mpit.c) and the definitions they name (otf2_defs.c, otf2_regions.c),
+ * one journal at a time (writer_unit.c), driven by writer.c (one journal)
+ * or job_convert.c (the ranks of an MPI job, one archive). Included by
+ * src/writer/ only (and bench/); the model layer never includes it. It does
+ * not include writer.h (the public API) so that writer.c, which implements
+ * that API with these, is no cycle. */
 #ifndef TR_WRITER_INTERNAL_H
 #define TR_WRITER_INTERNAL_H
 
@@ -18,48 +18,6 @@
 #include "model/model.h"
 #include "writer/chunk_pool.h"
 #include "writer/rank_desc.h"
-
-enum tr_attr {
-    TR_ATTR_DEVICE,
-    TR_ATTR_TARGET_ID,
-    TR_ATTR_HOST_OP_ID,
-    TR_ATTR_CODEPTR,
-    TR_ATTR_OPTYPE,
-    TR_ATTR_SRC_ADDR,
-    TR_ATTR_SRC_DEVICE,
-    TR_ATTR_DST_ADDR,
-    TR_ATTR_DST_DEVICE,
-    TR_ATTR_BYTES,
-    TR_ATTR_TEAMS,
-    TR_ATTR_MODULE_ID,
-    TR_ATTR_HOST_ADDR,
-    TR_ATTR_DEVICE_ADDR,
-    TR_ATTR_FILE,
-    TR_ATTR_DEVICE_TYPE,
-    TR_ATTR_INCOMPLETE,
-    TR_ATTR_VALUE,
-    TR_ATTR_LOST,
-    TR_ATTR_VARIABLE,
-    TR_ATTR_REF_PTR,
-    TR_ATTR_REF_PTR_WRITTEN,
-    TR_ATTR_PARTIAL,
-    TR_ATTR_REF_VALUE,
-    TR_ATTR_MPIT_TICK,
-    TR_ATTR_MPIT_TIME_BASE,
-    TR_ATTR_MPIT_CALLBACK_TIME,
-    TR_ATTR_MPIT_REGISTRATION,
-    TR_ATTR_MPIT_OBJECT,
-    TR_ATTR_MPIT_ORDER_VIOLATION,
-    TR_ATTR_MPIT_DROPPED,
-    TR_ATTR_MPIT_EVENT_TYPE,
-    TR_ATTR_MPIT_READ_FAILED,
-    TR_ATTR_TASK_ID,
-    TR_ATTR_OMP_KIND,
-    TR_ATTR_OMP_ID,
-    TR_ATTR_OMP_ARG,
-    TR_ATTR_OMP_ARG2,
-    TR_ATTR_COUNT
-};
 
 typedef struct tr_region_def {
     uint32_t name, canonical, description, file;
@@ -100,13 +58,14 @@ typedef struct tr_clock_point {
 
 typedef struct tr_writer {
     tr_defs *defs;         /* the archive's definitions, shared */
-    tr_model m;            /* the journal and what it says (model.h); m.stray_ends and
-                            * m.incomplete count the writing passes' too */
+    tr_model m;            /* the journal and what it says (model.h) */
 
-    tr_u64map region_keys;   /* this journal's region key -> region id */
-
-    uint64_t runtime_open; /* regions of the runtime's own team still open at the end (incomplete = 2) */
-    uint64_t lost;           /* events dropped in drop mode */
+    tr_u64map region_keys;   /* this journal's region key (model_event.h) -> region id */
+    tr_u64map kernel_names;  /* kernel region: string id of its name -> region id */
+    OTF2_Archive *ar;        /* while the events are written */
+    OTF2_AttributeList *al;
+    OTF2_EvtWriter **writers; /* per location of this journal, open while it has events to come */
+    uint64_t capwriters;
     uint32_t *mpit_type_attr; /* per m.jd->mpit.types[i]: index of its element 0 in mpit_elem_attr */
     uint32_t *mpit_elem_attr; /* attribute id of each MPI_T type's elements, type by type */
     uint32_t mpit_nelem;
@@ -118,7 +77,7 @@ typedef struct tr_writer {
      * (and their comms) are win_base + device index. All 0 for one journal. */
     uint64_t loc_base;
     uint32_t group_base, win_base;
-    uint64_t nlocations;     /* this journal's locations */
+    uint64_t nlocations;     /* this journal's locations (after its events are written) */
     uint64_t *events;        /* events written, per location of this journal */
     int rank;                /* MPI rank in a job's archive, -1 alone */
     uint32_t node;           /* its SystemTreeNode */
@@ -135,27 +94,19 @@ uint32_t tr_defs_string(tr_writer *w, const char *s);
 uint32_t tr_defs_region_keyed(tr_writer *w, uint64_t k, const tr_region_def *def);
 /* A region by @def alone (equal content: the same one); 0 also out of memory. */
 uint32_t tr_defs_region_add(tr_defs *d, const tr_region_def *def);
-/* What a region is made from, so one (tag, value) gives one region. */
-enum tr_region_key {
-    KEY_TARGET = 1, KEY_DATA_OP, KEY_KERNEL, KEY_DEVICE_EVENT, KEY_USER, KEY_MARK, KEY_LINK,
-    KEY_MPIT_TYPE, KEY_MPIT_DROP, KEY_MPI_CALL, KEY_OMP_CONSTRUCT, KEY_OMP_STATE, KEY_OMP_MACHINE
-};
 /* The region of (@tag, @v), made on first use (no source location). */
 uint32_t tr_defs_region(tr_writer *w, enum tr_region_key tag, uint64_t v, const char *name, const char *canonical,
                         const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm);
+/* The same with a source file and line (NULL, 0: none). */
+uint32_t tr_defs_region_full(tr_writer *w, uint64_t k, const char *name, const char *canonical,
+                             const char *description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                             const char *file, uint32_t line);
+/* otf2_regions.c: the region of a model's region key (model_event.h),
+ * named and defined on first use. */
+uint32_t tr_writer_region(tr_writer *w, uint64_t key);
 /* An attribute beyond the fixed ones; returns its id. */
 uint32_t tr_defs_attribute(tr_defs *d, uint32_t name, uint32_t description, OTF2_Type type);
 OTF2_Type tr_defs_attribute_type(const tr_defs *d, uint32_t id);
-uint32_t tr_defs_region_target(tr_writer *w, uint16_t kind, uint64_t codeptr);
-uint32_t tr_defs_region_data_op(tr_writer *w, uint16_t optype);
-/* Whether @optype has a region of its own (every type OpenMP 5.2 names): its
- * events then carry no `optype` attribute, the region says it. */
-int tr_defs_data_op_named(uint16_t optype);
-uint32_t tr_defs_region_kernel(tr_writer *w, uint64_t target_codeptr);
-uint32_t tr_defs_region_device_event(tr_writer *w, uint8_t rec_type);
-uint32_t tr_defs_region_user(tr_writer *w, uint32_t id, int mark);
-/* "link map", "link unmap" or "stale link pointer". */
-uint32_t tr_defs_region_link(tr_writer *w, const char *canonical);
 /* Adds a STRING attribute. */
 void tr_defs_attr_string(tr_writer *w, OTF2_AttributeList *al, enum tr_attr a, const char *s);
 OTF2_Type tr_defs_attr_type(enum tr_attr a);
@@ -176,43 +127,47 @@ void tr_mpit_properties(const tr_writer *w, const char *prefix, tr_prop_fn put, 
  * of memory. */
 int tr_mpit_define_attributes(tr_writer *w);
 int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t loc, uint64_t *nevents);
-uint32_t tr_defs_region_mpi_call(tr_writer *w, uint64_t call);
 /* The drop metric (when @gw is NULL: interns its strings). */
 void tr_defs_write_mpit_metric(tr_defs *d, OTF2_GlobalDefWriter *gw);
 
-/* Location ids of a journal: host streams first, then each device's lanes,
- * then the MPI_T sources; the archive's ids add loc_base. */
+/* Location ids of a journal: host streams first, then device lanes as
+ * the model needed them, then the MPI_T sources; the archive's ids add
+ * loc_base. */
 static inline uint64_t tr_host_location(const tr_writer *w, size_t stream) { return w->loc_base + stream; }
 /* The RMA window (and its comm) of a journal's device @device (its index
- * among the journal's devices, by number): each journal's devices have their
- * own windows, from its win_base on. The events and the definitions that
- * name a window must agree, so it is computed here only. */
+ * among the journal's devices, in the order the model found them): each
+ * journal's devices have their own windows, from its win_base on. The
+ * events and the definitions that name a window must agree, so it is
+ * computed here only. */
 static inline uint32_t tr_rma_window(uint32_t win_base, size_t device) { return win_base + (uint32_t)device; }
 
-/* otf2_host_events.c / otf2_device_events.c */
-int tr_events_write_host(tr_writer *w, OTF2_Archive *ar, size_t stream, uint64_t *nevents);
-/* otf2_omp_events.c: the metrics OMP work and OMP wait (when @gw is NULL:
+/* otf2_events.c: the model's events -> OTF2, on the locations of @w's
+ * journal (from w->loc_base), writers opened as their first event comes;
+ * their events counted in w->events. The sink's context is @w; w->ar and
+ * w->al must be set. */
+tr_model_sink tr_otf2_sink(tr_writer *w);
+/* Closes what is still open (after a failed pass). */
+void tr_otf2_sink_close(tr_writer *w);
+/* otf2_defs.c: the metrics OMP work and OMP wait (when @gw is NULL:
  * interns their strings). */
 void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw);
-/* otf2_device_events.c: every device's lanes, in one device pass over the
- * journal (model/device_pass.h); their events counted in w->events. */
-int tr_events_write_devices(tr_writer *w, OTF2_Archive *ar);
 
 /* writer_unit.c: one journal's part of an archive. */
-/* Loads @journal and analyses it, defining into @defs. Returns 0; 1 when
- * the journal holds no event (w->m.jd is loaded, nothing else); -1 with @err
+/* Opens @journal for its pass, defining into @defs. Returns 0; 1 when the
+ * journal holds no event (w->m.jd is loaded, nothing else); -1 with @err
  * (w is then empty). */
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen);
-/* How the model labels device items: with this journal's OTF2 regions,
- * defined on first use (the model's pass and the writer's device pass ask
- * the same questions in the same order). */
-tr_model_labels tr_unit_labels(tr_writer *w);
-/* Places it among the archive's ids. Returns 0, or -1 out of memory. */
-int tr_unit_place(tr_writer *w, uint64_t loc_base, uint32_t group_base, uint32_t win_base);
-/* Writes its events (w->events per location); adds their number to *total. */
+/* Places it among the archive's ids. */
+void tr_unit_place(tr_writer *w, uint64_t loc_base, uint32_t group_base, uint32_t win_base);
+/* Runs the model's pass and writes its events (w->events per location);
+ * adds their number to *total. Afterwards w->nlocations and the model's
+ * devices are final. Returns 0, or -1 (*@err: out of memory, the journal
+ * unreadable, or OTF2 failed). */
 int tr_unit_write_events(tr_writer *w, OTF2_Archive *ar, uint64_t *total);
-/* Frees its records; what the definitions need stays. */
-void tr_unit_release_events(tr_writer *w);
+/* The pass without writing anything: how many locations, devices and
+ * windows the journal takes (for ranks that must agree on their ids before
+ * any of them writes). Returns 0, or -1. */
+int tr_unit_count(tr_writer *w);
 void tr_unit_free(tr_writer *w);
 
 /* writer_describe.c: a journal's part, as the global definitions and the

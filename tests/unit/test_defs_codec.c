@@ -326,8 +326,12 @@ static void desc_full(tr_rank_desc *d)
     d->nstreams = 2;
     d->ndevices = 2;
     d->devices = malloc(2 * sizeof *d->devices);
-    d->devices[0] = (tr_desc_device){-1, 1, 2};
-    d->devices[1] = (tr_desc_device){3, 1, 3};
+    /* A device's lanes need not be consecutive: a lane the pass needed
+     * late comes after other devices' locations. */
+    d->devices[0] = (tr_desc_device){-1, 2, malloc(2 * sizeof(uint64_t))};
+    d->devices[0].lanes[0] = 2, d->devices[0].lanes[1] = 6;
+    d->devices[1] = (tr_desc_device){3, 1, malloc(sizeof(uint64_t))};
+    d->devices[1].lanes[0] = 3;
     d->nmpit = 2;
     d->mpit = malloc(2 * sizeof *d->mpit);
     d->mpit[0] = (tr_desc_mpit){4, dup("MPI_T source mpich")};
@@ -385,7 +389,7 @@ static int desc_equal(const tr_rank_desc *a, const tr_rank_desc *b)
         return 0;
     for (uint32_t i = 0; i < a->ndevices; i++)
         if (a->devices[i].num != b->devices[i].num || a->devices[i].nlanes != b->devices[i].nlanes ||
-            a->devices[i].first_location != b->devices[i].first_location)
+            memcmp(a->devices[i].lanes, b->devices[i].lanes, a->devices[i].nlanes * sizeof *a->devices[i].lanes))
             return 0;
     for (uint32_t i = 0; i < a->nmpit; i++)
         if (a->mpit[i].location != b->mpit[i].location || !str_eq(a->mpit[i].name, b->mpit[i].name))

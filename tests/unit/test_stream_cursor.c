@@ -264,7 +264,7 @@ int main(void)
         printf("FAIL index\n");
         return 1;
     }
-    ix.clock = (tr_journal_clock){jd.tsc, jd.tick0, jd.ns0, jd.ns_per_tick};
+    ix.clock = jd.clock;
     snprintf(detail, sizeof detail, "%zu streams, %zu chunks", ix.nstreams, ix.nchunks);
     check("index: streams and chunks", ix.nstreams == NLOC && ix.nchunks == 9 + 2 + 400 + 6 + 2 + 2, detail);
 

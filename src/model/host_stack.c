@@ -1,0 +1,142 @@
+/* host_stack.c - see host_stack.h. */
+#include "model/host_stack.h"
+
+#include <stdlib.h>
+
+/* ---- events ------------------------------------------------------------- */
+
+void tr_host_attr(tr_host *h, enum tr_attr a, uint64_t v)
+{
+    if (h->emits)
+        tr_mev_attr(&h->ev, a, v);
+}
+
+void tr_host_text(tr_host *h, enum tr_attr a, const char *s)
+{
+    if (h->emits)
+        tr_mev_text(&h->ev, a, s);
+}
+
+/* The waiting attributes go with this event. */
+static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t region)
+{
+    if (!h->emits)
+        return;
+    h->ev.kind = kind;
+    h->ev.loc = h->stream;
+    h->ev.time = t;
+    h->ev.region = region;
+    tr_pass_emit(h->p, &h->ev);
+    h->ev.nattrs = 0;
+}
+
+void tr_host_enter(tr_host *h, uint64_t t, uint64_t region) { emit_with_attrs(h, TR_MEV_ENTER, t, region); }
+
+void tr_host_emit(tr_host *h, tr_mev *e, uint64_t t)
+{
+    if (!h->emits)
+        return;
+    e->loc = h->stream;
+    e->time = t;
+    tr_pass_emit(h->p, e);
+}
+
+void tr_host_metric(tr_host *h, uint64_t t, uint32_t metric, uint64_t value)
+{
+    tr_mev e = {.kind = TR_MEV_METRIC, .metric = metric, .value = value};
+    tr_host_emit(h, &e, t);
+}
+
+/* ---- the region stack --------------------------------------------------- */
+
+int tr_host_push(tr_host *h, tr_open_region o)
+{
+    if (h->depth == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 32;
+        tr_open_region *s = realloc(h->stack, cap * sizeof *s);
+        if (!s) {
+            h->p->failed = 1;
+            return -1;
+        }
+        h->stack = s;
+        h->cap = cap;
+    }
+    h->stack[h->depth++] = o;
+    return 0;
+}
+
+void tr_host_leave(tr_host *h, const tr_open_region *o, uint64_t t, int incomplete)
+{
+    if (!h->emits)
+        return; /* a stack that writes nothing */
+    if (o->window >= 0) {
+        tr_mev e = {.kind = TR_MEV_RMA_COMPLETE, .window = (uint32_t)o->window, .matching = o->id};
+        tr_host_emit(h, &e, t);
+    }
+    if (incomplete) {
+        tr_host_attr(h, TR_ATTR_INCOMPLETE, o->runtime ? 2 : 1);
+        if (o->runtime)
+            h->p->m->runtime_open++;
+        else
+            h->p->m->incomplete++;
+    }
+    emit_with_attrs(h, TR_MEV_LEAVE, t, o->region);
+}
+
+void tr_host_pop(tr_host *h, uint64_t t, int incomplete)
+{
+    if (!h->depth)
+        return;
+    /* Work and wait are decided by what is open: count before it changes. */
+    tr_host_account(h, t);
+    h->depth--;
+    tr_host_leave(h, &h->stack[h->depth], t, incomplete);
+}
+
+size_t tr_host_find(const tr_host *h, uint8_t type, uint8_t kind, uint64_t id)
+{
+    for (size_t i = h->depth; i > 0; i--) {
+        const tr_open_region *o = &h->stack[i - 1];
+        if (o->type == type && o->kind == kind && o->id == id)
+            return i;
+    }
+    return 0;
+}
+
+int tr_host_close(tr_host *h, uint8_t type, uint8_t kind, uint64_t id, uint64_t t)
+{
+    size_t i = tr_host_find(h, type, kind, id);
+    if (i == 0)
+        return 0;
+    while (h->depth > i)
+        tr_host_pop(h, t, 1);
+    tr_host_pop(h, t, 0);
+    return 1;
+}
+
+
+void tr_host_account(tr_host *h, uint64_t t)
+{
+    tr_omp_thread *th = &h->omp;
+    if (t <= th->acc_time)
+        return;
+    for (size_t i = h->depth; i > 0; i--) {
+        uint8_t cls = h->stack[i - 1].cls;
+        if (cls == TR_CLASS_WAIT) {
+            th->wait += t - th->acc_time;
+            break;
+        }
+        if (cls == TR_CLASS_WORK) {
+            th->work += t - th->acc_time;
+            break;
+        }
+    }
+    th->acc_time = t;
+}
+
+void tr_host_stack_free(tr_host *h)
+{
+    free(h->stack);
+    h->stack = 0;
+    h->depth = h->cap = 0;
+}
