@@ -1,7 +1,7 @@
 /* writer_stages.c - where the journal -> OTF2 write spends its time, stage
  * by stage, on one journal (issue 33). Not a test: it prints numbers.
  *
- *   writer_stages JOURNAL [ROUNDS]
+ *   writer_stages JOURNAL [ROUNDS [STAGE]]
  *
  * Each round runs, in turn (interleaved, so that the machine's drift hits
  * every stage alike):
@@ -12,7 +12,8 @@
  * and prints per stage the median over the rounds of its wall time and of
  * its records per second, one line each:
  *   stage=decode records=N seconds=S records_per_s=R
- * The journal's records are counted by the decode stage. */
+ * The journal's records are counted by the decode stage. With STAGE (decode,
+ * model or write), only that one runs (for a profiler). */
 #define _GNU_SOURCE 1
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,18 +109,24 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++)
         t[k] = calloc((size_t)rounds, sizeof *t[k]);
     uint64_t records = 0, events = 0;
+    static const char *const names[3] = {"decode", "model", "write"};
+    const char *only = argc > 3 ? argv[3] : 0;
     for (int i = 0; i < rounds; i++) {
         double t0 = now();
-        records = decode(argv[1]);
+        if (!only || !strcmp(only, names[0]))
+            records = decode(argv[1]);
         double t1 = now();
-        events = model(argv[1]);
+        if (!only || !strcmp(only, names[1]))
+            events = model(argv[1]);
         double t2 = now();
-        write_archive(argv[1], dir);
+        if (!only || !strcmp(only, names[2]))
+            write_archive(argv[1], dir);
         double t3 = now();
         t[0][i] = t1 - t0, t[1][i] = t2 - t1, t[2][i] = t3 - t2;
     }
-    static const char *const names[3] = {"decode", "model", "write"};
     for (int k = 0; k < 3; k++) {
+        if (only && strcmp(only, names[k]))
+            continue;
         qsort(t[k], (size_t)rounds, sizeof *t[k], by_value);
         double med = t[k][rounds / 2];
         printf("stage=%s records=%llu model_events=%llu seconds=%.4f records_per_s=%.0f\n", names[k],

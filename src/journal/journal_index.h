@@ -53,9 +53,12 @@ void tr_journal_clock_set(tr_journal_clock *c, int tsc, uint64_t tick0, uint64_t
 /* floor(d * num / den) for d * num / den < 2^64. */
 static inline uint64_t tr_journal_clock_scale(const tr_journal_clock *c, uint64_t d)
 {
-    unsigned __int128 q = (unsigned __int128)d * c->whole + (((unsigned __int128)d * c->frac) >> 64);
-    /* The fixed point is at most one below the exact quotient. */
-    if ((q + 1) * c->den <= (unsigned __int128)d * c->num)
+    unsigned __int128 f = (unsigned __int128)d * c->frac;
+    unsigned __int128 q = (unsigned __int128)d * c->whole + (f >> 64);
+    /* frac is below num / den's fraction by less than 2^-64, so d * frac
+     * is below the exact product by less than d / 2^64: the quotient is one
+     * more only when the low word is within d of carrying. */
+    if ((uint64_t)f > UINT64_MAX - d && (q + 1) * c->den <= (unsigned __int128)d * c->num)
         q++;
     return (uint64_t)q;
 }

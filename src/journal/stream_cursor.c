@@ -111,9 +111,7 @@ static int decode(tr_stream_cursor *c, const tr_chunk_ref *ch)
     size_t n = ZSTD_decompress(c->decoded, want, c->packed, ch->bytes);
     if (ZSTD_isError(n) || n != want)
         return -1;
-    if (ch->flags == TR_FRAME_ZSTD_DELTA)
-        tr_records_undelta(c->decoded, ch->records);
-    return 0;
+    return 0; /* delta coding is undone as the records join the ring */
 }
 
 /* The stream's next chunk (duplicates skipped): its records, and the gap
@@ -153,15 +151,30 @@ static int take_chunk(tr_stream_cursor *c)
         c->has_held = 0;
     }
     uint32_t n = ch->records;
-    for (uint32_t i = 0; i + 1 < n; i++)
-        emit(c, rec[i]);
-    if (is_open_gap(&rec[n - 1])) {
-        c->held = rec[n - 1]; /* the next chunk may still close it */
+    /* One pass: each record undone from its delta (record_delta.h) and
+     * converted straight into the ring. The first is stored as it is. */
+    int delta = ch->flags == TR_FRAME_ZSTD_DELTA;
+    uint64_t w[TR_RECORD_WORDS] = {0};
+    tr_record r;
+    for (uint32_t i = 0; i < n; i++) {
+        if (delta) {
+            const uint64_t *d = (const uint64_t *)(const void *)&rec[i];
+            for (size_t k = 0; k < TR_RECORD_WORDS; k++)
+                w[k] += d[k];
+            memcpy(&r, w, sizeof r);
+        } else {
+            r = rec[i];
+        }
+        if (i + 1 < n)
+            emit(c, r);
+    }
+    if (is_open_gap(&r)) {
+        c->held = r; /* the next chunk may still close it */
         c->has_held = 1;
     } else {
-        emit(c, rec[n - 1]);
+        emit(c, r);
         c->appended = 1;
-        c->last_tick = rec[n - 1].time;
+        c->last_tick = r.time;
     }
     c->next_seq = ch->seq + 1;
     return 1;

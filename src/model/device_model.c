@@ -27,41 +27,47 @@ int tr_device_model_index(const tr_pass_ctx *p, int num)
     const tr_model *m = p->m;
     if (num < 0)
         return -1;
+    /* Records name the same one or two devices over and over. */
+    tr_device_model *dm = p->dev;
+    if (dm->last_index < m->ndevices && m->devices[dm->last_index].num == num)
+        return (int)dm->last_index;
     for (size_t i = 0; i < m->ndevices; i++)
-        if (m->devices[i].num == num)
+        if (m->devices[i].num == num) {
+            dm->last_index = i;
             return (int)i;
+        }
     return -1;
 }
 
 /* ---- a lane's events, written ------------------------------------------ */
 
-static void item_attributes(tr_mev *e, int device, const tr_record *r, const tr_journal_data *jd)
+static void item_attributes(tr_mattrs *e, int device, const tr_record *r, const tr_journal_data *jd)
 {
     switch (r->type) {
     case TR_REC_SUBMIT:
-        tr_mev_attr(e, TR_ATTR_DEVICE, (uint64_t)(int64_t)device);
-        tr_mev_attr(e, TR_ATTR_HOST_OP_ID, r->id);
-        tr_mev_attr(e, TR_ATTR_TARGET_ID, r->u[0]);
-        tr_mev_attr(e, TR_ATTR_TEAMS, r->aux);
+        tr_mattrs_add(e, TR_ATTR_DEVICE, (uint64_t)(int64_t)device);
+        tr_mattrs_add(e, TR_ATTR_HOST_OP_ID, r->id);
+        tr_mattrs_add(e, TR_ATTR_TARGET_ID, r->u[0]);
+        tr_mattrs_add(e, TR_ATTR_TEAMS, r->aux);
         break;
     case TR_REC_DEVICE_INIT:
-        tr_mev_attr(e, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+        tr_mattrs_add(e, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
         if (tr_journal_text(jd, r->u[0]))
-            tr_mev_text(e, TR_ATTR_DEVICE_TYPE, tr_journal_text(jd, r->u[0]));
+            tr_mattrs_text(e, TR_ATTR_DEVICE_TYPE, tr_journal_text(jd, r->u[0]));
         break;
     case TR_REC_DEVICE_LOAD:
-        tr_mev_attr(e, TR_ATTR_MODULE_ID, r->id);
+        tr_mattrs_add(e, TR_ATTR_MODULE_ID, r->id);
         if (tr_journal_text(jd, r->u[0]))
-            tr_mev_text(e, TR_ATTR_FILE, tr_journal_text(jd, r->u[0]));
-        tr_mev_attr(e, TR_ATTR_HOST_ADDR, r->u[1]);
-        tr_mev_attr(e, TR_ATTR_BYTES, r->u[2]);
-        tr_mev_attr(e, TR_ATTR_DEVICE_ADDR, r->u[3]);
+            tr_mattrs_text(e, TR_ATTR_FILE, tr_journal_text(jd, r->u[0]));
+        tr_mattrs_add(e, TR_ATTR_HOST_ADDR, r->u[1]);
+        tr_mattrs_add(e, TR_ATTR_BYTES, r->u[2]);
+        tr_mattrs_add(e, TR_ATTR_DEVICE_ADDR, r->u[3]);
         break;
     case TR_REC_DEVICE_UNLOAD:
-        tr_mev_attr(e, TR_ATTR_MODULE_ID, r->id);
+        tr_mattrs_add(e, TR_ATTR_MODULE_ID, r->id);
         break;
     default:
-        tr_mev_attr(e, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
+        tr_mattrs_add(e, TR_ATTR_DEVICE, (uint64_t)(int64_t)r->dev);
         break;
     }
 }
@@ -70,29 +76,31 @@ static void write_lane_event(void *ctx, uint64_t loc, const tr_lane_event *le)
 {
     tr_pass_ctx *p = ctx;
     tr_mev e = {.loc = loc, .time = le->time, .region = le->region};
+    tr_mattrs a;
+    a.n = 0;
     switch (le->kind) {
     case TR_LANE_ENTER:
-        item_attributes(&e, (int)(int64_t)le->value, &le->rec, p->m->jd);
+        item_attributes(&a, (int)(int64_t)le->value, &le->rec, p->m->jd);
         e.kind = TR_MEV_ENTER;
-        tr_pass_emit(p, &e);
+        tr_pass_emit(p, tr_mev_with(&e, &a));
         break;
     case TR_LANE_LEAVE:
         if (le->incomplete)
-            tr_mev_attr(&e, TR_ATTR_INCOMPLETE, 1);
+            tr_mattrs_add(&a, TR_ATTR_INCOMPLETE, 1);
         e.kind = TR_MEV_LEAVE;
-        tr_pass_emit(p, &e);
+        tr_pass_emit(p, tr_mev_with(&e, &a));
         break;
     case TR_LANE_POINT:
-        item_attributes(&e, (int)(int64_t)le->value, &le->rec, p->m->jd);
+        item_attributes(&a, (int)(int64_t)le->value, &le->rec, p->m->jd);
         e.kind = TR_MEV_ENTER;
-        tr_pass_emit(p, &e);
+        tr_pass_emit(p, tr_mev_with(&e, &a));
         /* A kernel that began at the very end of a killed run is zero
          * length, and still one whose end never came. */
-        e.nattrs = 0;
+        a.n = 0;
         if (le->incomplete)
-            tr_mev_attr(&e, TR_ATTR_INCOMPLETE, 1);
+            tr_mattrs_add(&a, TR_ATTR_INCOMPLETE, 1);
         e.kind = TR_MEV_LEAVE;
-        tr_pass_emit(p, &e);
+        tr_pass_emit(p, tr_mev_with(&e, &a));
         break;
     case TR_LANE_METRIC:
         e.kind = TR_MEV_METRIC;

@@ -72,6 +72,7 @@ typedef struct tr_device_model {
     size_t nkernels, capkernels;
     uint32_t *free_kernels;
     size_t nfree_kernels, capfree_kernels;
+    size_t last_index;        /* of the device asked for last */
     int *pending;             /* device numbers seen before the host's was known */
     size_t npending, cappending;
 } tr_device_model;

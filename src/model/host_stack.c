@@ -8,13 +8,13 @@
 void tr_host_attr(tr_host *h, enum tr_attr a, uint64_t v)
 {
     if (h->emits)
-        tr_mev_attr(&h->ev, a, v);
+        tr_mattrs_add(&h->attrs, a, v);
 }
 
 void tr_host_text(tr_host *h, enum tr_attr a, const char *s)
 {
     if (h->emits)
-        tr_mev_text(&h->ev, a, s);
+        tr_mattrs_text(&h->attrs, a, s);
 }
 
 /* The waiting attributes go with this event. */
@@ -22,12 +22,9 @@ static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t regio
 {
     if (!h->emits)
         return;
-    h->ev.kind = kind;
-    h->ev.loc = h->stream;
-    h->ev.time = t;
-    h->ev.region = region;
-    tr_pass_emit(h->p, &h->ev);
-    h->ev.nattrs = 0;
+    tr_mev e = {.kind = kind, .loc = h->stream, .time = t, .region = region};
+    tr_pass_emit(h->p, tr_mev_with(&e, &h->attrs));
+    h->attrs.n = 0;
 }
 
 void tr_host_enter(tr_host *h, uint64_t t, uint64_t region) { emit_with_attrs(h, TR_MEV_ENTER, t, region); }

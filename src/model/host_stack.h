@@ -55,7 +55,7 @@ typedef struct tr_host {
     uint64_t last_time;        /* of the last record handled */
     uint64_t final_gap;        /* drop mode: start of a loss open until the end; 0 = none */
     tr_omp_thread omp;
-    tr_mev ev;                 /* attributes waiting for the event that takes them */
+    tr_mattrs attrs;           /* waiting for the event that takes them */
 } tr_host;
 
 /* Attributes for the next Enter or Leave (nothing when !h->emits). */

@@ -155,9 +155,10 @@ static void mark(tr_host *h, const tr_record *r)
 static void loss(tr_host *h, const tr_record *r)
 {
     tr_mev off = {.kind = TR_MEV_MEASURE_OFF};
+    tr_mattrs a = {.n = 0};
     if (!r->u[3])
-        tr_mev_attr(&off, TR_ATTR_LOST, r->u[0]);
-    tr_host_emit(h, &off, r->u[1]);
+        tr_mattrs_add(&a, TR_ATTR_LOST, r->u[0]);
+    tr_host_emit(h, (tr_mev *)tr_mev_with(&off, &a), r->u[1]);
     tr_mev on = {.kind = TR_MEV_MEASURE_ON};
     tr_host_emit(h, &on, r->time);
     h->p->m->lost += r->u[0];
@@ -223,8 +224,9 @@ static void final_losses(tr_host *h)
         if (l->location != st->index || !l->count)
             continue;
         tr_mev off = {.kind = TR_MEV_MEASURE_OFF};
-        tr_mev_attr(&off, TR_ATTR_LOST, l->count);
-        tr_host_emit(h, &off, l->first);
+        tr_mattrs a = {.n = 0};
+        tr_mattrs_add(&a, TR_ATTR_LOST, l->count);
+        tr_host_emit(h, (tr_mev *)tr_mev_with(&off, &a), l->first);
         h->p->m->lost += l->count;
         if (!h->final_gap || l->first < h->final_gap)
             h->final_gap = l->first;

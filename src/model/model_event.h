@@ -124,6 +124,24 @@ typedef struct tr_mattr {
 
 #define TR_MEV_MAX_ATTRS 12
 
+/* An event's attributes, in order. */
+typedef struct tr_mattrs {
+    uint32_t n;
+    tr_mattr a[TR_MEV_MAX_ATTRS];
+} tr_mattrs;
+
+static inline void tr_mattrs_add(tr_mattrs *l, uint32_t id, uint64_t v)
+{
+    if (l->n < TR_MEV_MAX_ATTRS)
+        l->a[l->n++] = (tr_mattr){.id = id, .v = v};
+}
+
+static inline void tr_mattrs_text(tr_mattrs *l, uint32_t id, const char *s)
+{
+    if (l->n < TR_MEV_MAX_ATTRS)
+        l->a[l->n++] = (tr_mattr){.id = id, .s = s};
+}
+
 enum tr_mev_kind {
     TR_MEV_ENTER,         /* region, attrs */
     TR_MEV_LEAVE,         /* region, attrs (incomplete) */
@@ -144,7 +162,8 @@ enum tr_mev_kind {
 /* One event. The model fills only what the kind uses. */
 typedef struct tr_mev {
     uint8_t kind;       /* enum tr_mev_kind */
-    uint8_t nattrs;
+    uint32_t nattrs;
+    const tr_mattr *attrs; /* valid during the sink's call */
     uint32_t metric;    /* METRIC: enum tr_metric */
     uint32_t window;    /* RMA, WIN_*: the device's index in the model */
     uint32_t remote;    /* RMA: the device stream's rank in the window's comm */
@@ -153,19 +172,14 @@ typedef struct tr_mev {
     uint64_t region;    /* ENTER, LEAVE: tr_region_key_make(tag, key) */
     uint64_t value;     /* METRIC, FORK, PROGRAM_END */
     uint64_t bytes, matching; /* RMA */
-    tr_mattr attrs[TR_MEV_MAX_ATTRS];
 } tr_mev;
 
-static inline void tr_mev_attr(tr_mev *e, uint32_t id, uint64_t v)
+/* @e with @l's attributes. */
+static inline const tr_mev *tr_mev_with(tr_mev *e, const tr_mattrs *l)
 {
-    if (e->nattrs < TR_MEV_MAX_ATTRS)
-        e->attrs[e->nattrs++] = (tr_mattr){.id = id, .v = v};
-}
-
-static inline void tr_mev_text(tr_mev *e, uint32_t id, const char *s)
-{
-    if (e->nattrs < TR_MEV_MAX_ATTRS)
-        e->attrs[e->nattrs++] = (tr_mattr){.id = id, .s = s};
+    e->nattrs = l->n;
+    e->attrs = l->a;
+    return e;
 }
 
 /* Where the model's events go. Required: event. Optional (NULL): the rest.

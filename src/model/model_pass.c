@@ -20,7 +20,10 @@ typedef struct tr_pass {
     tr_pass_ctx ctx;
     tr_model *m;
     tr_host *hosts;          /* per stream */
-    size_t *heap;            /* streams with records left, earliest next record first */
+    struct heap_entry {
+        uint64_t time;       /* of the stream's next record */
+        size_t stream;
+    } *heap;                 /* streams with records left, earliest next record first */
     size_t nheap;
     tr_device_model dev;
     tr_omp_model omp;
@@ -107,24 +110,24 @@ static uint64_t next_time(const tr_pass *p, size_t s)
     return r ? r->time : UINT64_MAX;
 }
 
-static int before(const tr_pass *p, size_t a, size_t b)
+static int before(const struct heap_entry *a, const struct heap_entry *b)
 {
-    uint64_t ta = next_time(p, a), tb = next_time(p, b);
-    return ta < tb || (ta == tb && a < b);
+    return a->time < b->time || (a->time == b->time && a->stream < b->stream);
 }
 
 static void sift_down(tr_pass *p, size_t i)
 {
-    size_t *h = p->heap, n = p->nheap;
+    struct heap_entry *h = p->heap;
+    size_t n = p->nheap;
     for (;;) {
         size_t l = 2 * i + 1, best = i;
-        if (l < n && before(p, h[l], h[best]))
+        if (l < n && before(&h[l], &h[best]))
             best = l;
-        if (l + 1 < n && before(p, h[l + 1], h[best]))
+        if (l + 1 < n && before(&h[l + 1], &h[best]))
             best = l + 1;
         if (best == i)
             return;
-        size_t t = h[i];
+        struct heap_entry t = h[i];
         h[i] = h[best];
         h[best] = t;
         i = best;
@@ -190,7 +193,7 @@ static int pass_init(tr_pass *p, tr_model *m, tr_model_sink sink)
         if (!p->ctx.cur[s])
             return -1;
         if (tr_stream_cursor_peek(p->ctx.cur[s], 0))
-            p->heap[p->nheap++] = s;
+            p->heap[p->nheap++] = (struct heap_entry){next_time(p, s), s};
         else
             stream_done(p, s);
     }
@@ -246,20 +249,26 @@ int tr_model_run(tr_model *m, tr_model_sink sink)
     int rc = link_prepass(m) || pass_init(&p, m, sink) ? -1 : 0;
     if (!rc && p.nheap) {
         /* The program began at the first event of the run. */
-        m->t_min = next_time(&p, p.heap[0]);
+        m->t_min = p.heap[0].time;
         tr_mev e = {.kind = TR_MEV_PROGRAM_BEGIN};
         if (m->nstreams)
             tr_host_emit(&p.hosts[0], &e, m->t_min);
     }
     while (!rc && p.nheap && !p.ctx.failed) {
-        size_t s = p.heap[0];
+        size_t s = p.heap[0].stream;
         const tr_record *r = tr_stream_cursor_next(p.ctx.cur[s]);
         record(&p, s, r);
-        if (!tr_stream_cursor_peek(p.ctx.cur[s], 0)) {
+        const tr_record *next = tr_stream_cursor_peek(p.ctx.cur[s], 0);
+        if (next) {
+            p.heap[0].time = next->time;
+            /* Most records are followed by one of their own stream. */
+            if (p.nheap > 1)
+                sift_down(&p, 0);
+        } else {
             stream_done(&p, s);
             p.heap[0] = p.heap[--p.nheap];
+            sift_down(&p, 0);
         }
-        sift_down(&p, 0);
     }
     if (!rc && !p.ctx.failed)
         rc = pass_finish(&p);
