@@ -13,7 +13,9 @@
  * its records per second, one line each:
  *   stage=decode records=N seconds=S records_per_s=R
  * The journal's records are counted by the decode stage. With STAGE (decode,
- * model or write), only that one runs (for a profiler). */
+ * model or write), only that one runs (for a profiler). WRITER_THREADS=N
+ * sets the writing threads beside the model's (tr_writer_set_threads;
+ * default: one per CPU beyond the first, at most 8). */
 #define _GNU_SOURCE 1
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    if (getenv("WRITER_THREADS"))
+        tr_writer_set_threads(atoi(getenv("WRITER_THREADS")));
     if (rounds < 1)
         rounds = 1;
     char dir[4096];

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/config.h"
 #include "journal/inflight_salvage.h"
 #include "journal/journal_format.h"
 #include "writer/writer.h"
@@ -237,6 +238,24 @@ static int recover_job(const char *dir, struct dirent **list, int n)
     return rc;
 }
 
+/* TRACER_WRITE_THREADS holds for recover too; a bad value is refused as
+ * the traced program refuses it. Returns 0, or -1 with one line said. */
+static int write_threads(void)
+{
+    const char *v = getenv("TRACER_WRITE_THREADS");
+    const tr_cfg_var *var = tr_cfg_find("TRACER_WRITE_THREADS");
+    if (!v || !var)
+        return 0;
+    int64_t n;
+    char err[256];
+    if (tr_cfg_parse(var, v, &n, err, sizeof err)) {
+        fprintf(stderr, "tracer: recover: TRACER_WRITE_THREADS='%s' %s\n", v, err);
+        return -1;
+    }
+    tr_writer_set_threads((int)n);
+    return 0;
+}
+
 int cmd_recover(int argc, char **argv)
 {
     int force = 0;
@@ -263,6 +282,8 @@ int cmd_recover(int argc, char **argv)
         fprintf(stderr, "tracer: recover: no directory given; see 'tracer recover --help'\n");
         return 2;
     }
+    if (write_threads())
+        return 2;
     char journal[4200];
     snprintf(journal, sizeof journal, "%s/journals", dir);
     struct dirent **list = 0;

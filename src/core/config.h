@@ -67,6 +67,7 @@ typedef struct tr_config {
     int keep_journal;
     int summary; /* TRACER_SUMMARY: the report of `tracer summary` on stderr at the end */
     int write_at_end;
+    int64_t write_threads; /* TRACER_WRITE_THREADS: at most this many beside the model's */
     int job_write;     /* enum tr_job_write */
     int clock_offsets; /* enum tr_clock_offsets */
 } tr_config;

@@ -63,6 +63,9 @@ const tr_cfg_var tr_cfg_vars[] = {
      "Write the OTF2 trace when the program ends (0: keep only the journal, MPI jobs every rank's; tracer "
      "recover writes the trace later, and the program does not wait for it)", 0, 0, 0,
      F(write_at_end)},
+    {"TRACER_WRITE_THREADS", TR_CFG_INT, "8",
+     "Most threads that write the OTF2 trace beside the one reading the journal; fewer where the process may use "
+     "fewer CPUs (0: one thread writes all of it)", 0, 0, 64, F(write_threads)},
     {"TRACER_JOB_WRITE", TR_CFG_CHOICE, "exit",
      "MPI jobs: who writes the job's archive: exit (the last rank to exit, from every rank's journal: nothing "
      "raised in or after MPI_Finalize is lost) or finalize (all ranks together inside MPI_Finalize, in "

@@ -154,7 +154,7 @@ int tr_job_write(const tr_mpi_world *w, int dir_fd, const char *dir, const char 
     tr_job_errors_begin();
     double t0 = now();
     int ok = 1;
-    if (journal && !(s.part = tr_job_part_open(journal, s.c.rank == 0, s.err, sizeof s.err)))
+    if (journal && !(s.part = tr_job_part_open(journal, s.c.rank == 0, 0, s.err, sizeof s.err)))
         ok = 0;
     /* Nothing to write when no rank recorded an event. */
     int empty = !s.part || tr_job_part_empty(s.part);

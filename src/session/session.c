@@ -98,6 +98,7 @@ static int write_start(void)
 
 static int session_start(void)
 {
+    tr_writer_set_threads((int)tr_cfg.write_threads);
     if (tr_buf_init(tr_cfg.max_memory, tr_cfg.buffer_size, tr_cfg.on_full == TR_ON_FULL_DROP, 1)) {
         tr_log("cannot reserve %llu bytes of buffer memory (TRACER_MAX_MEMORY); this run is not traced",
                (unsigned long long)tr_cfg.max_memory);

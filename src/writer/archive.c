@@ -1,6 +1,8 @@
 /* archive.c - what writing an OTF2 archive takes whatever it holds: opening
  * it, keeping OTF2's errors for tracer's one line, the properties every
  * archive has, and the definitions written after the events. */
+#include <otf2/OTF2_Pthread_Locks.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,6 +45,12 @@ static OTF2_Archive *open_archive(const char *dir, const char *machine, int seri
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
+    /* Writing threads (otf2_workers.h) open and close event writers side
+     * by side. */
+    if (OTF2_Pthread_Archive_SetLockingCallbacks(ar, 0) != OTF2_SUCCESS) {
+        OTF2_Archive_Close(ar);
+        return 0;
+    }
     OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, budget);
     OTF2_Archive_SetMemoryCallbacks(ar, tr_chunk_pool_callbacks(), budget);
     if (serial)
@@ -97,16 +105,21 @@ static void format(char *out, size_t size, OTF2_ErrorCode code, const char *fmt,
         vsnprintf(out + n, size - (size_t)n, fmt, va);
 }
 
+/* OTF2 may report from the writing threads too. */
+static pthread_mutex_t errors_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static OTF2_ErrorCode keep_otf2_error(void *user, const char *file, uint64_t line, const char *function,
                                       OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     (void)user, (void)file, (void)line, (void)function;
     va_list again;
     va_copy(again, va);
+    pthread_mutex_lock(&errors_lock);
     if (!otf2_error[0])
         format(otf2_error, sizeof otf2_error, code, fmt, va);
     if (!incomplete[0] && leaves_files_incomplete(code))
         format(incomplete, sizeof incomplete, code, fmt, again);
+    pthread_mutex_unlock(&errors_lock);
     va_end(again);
     return code;
 }

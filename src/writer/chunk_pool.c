@@ -1,5 +1,6 @@
 #include "writer/chunk_pool.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* What one writer (OTF2's perBufferData) holds. */
@@ -13,11 +14,20 @@ typedef struct held {
 static void *spare[TR_CHUNK_POOL_SPARE];
 static unsigned nspare;
 static uint64_t spare_size; /* the size of every spare chunk */
+/* Writing threads (otf2_workers.h) take and give back chunks side by side;
+ * the budget is shared too. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void trim(void)
+{
+    while (nspare)
+        free(spare[--nspare]);
+}
 
 static void give_back(void *chunk, uint64_t size)
 {
     if (nspare && size != spare_size) /* another archive's size: the old spares go */
-        tr_chunk_pool_trim();
+        trim();
     if (nspare < TR_CHUNK_POOL_SPARE) {
         spare_size = size;
         spare[nspare++] = chunk;
@@ -26,17 +36,9 @@ static void give_back(void *chunk, uint64_t size)
     }
 }
 
-static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
+/* One more chunk for @h (pool_lock held). */
+static void *take(tr_chunk_budget *budget, held *h, uint64_t size)
 {
-    (void)type, (void)loc;
-    tr_chunk_budget *budget = user;
-    held *h = *per_buffer;
-    if (!h) {
-        h = calloc(1, sizeof *h);
-        if (!h)
-            return 0;
-        *per_buffer = h;
-    }
     if (budget && budget->max_chunks_per_file && h->taken >= budget->max_chunks_per_file)
         budget->exceeded = 1;
     /* Past the budget nothing is written any more (archive.c's pre-flush
@@ -61,14 +63,33 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc, void
     return c;
 }
 
+static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
+{
+    (void)type, (void)loc;
+    tr_chunk_budget *budget = user;
+    held *h = *per_buffer;
+    if (!h) {
+        h = calloc(1, sizeof *h);
+        if (!h)
+            return 0;
+        *per_buffer = h;
+    }
+    pthread_mutex_lock(&pool_lock);
+    void *c = take(budget, h, size);
+    pthread_mutex_unlock(&pool_lock);
+    return c;
+}
+
 static void free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
 {
     (void)user, (void)type, (void)loc;
     held *h = *per_buffer;
     if (!h)
         return;
+    pthread_mutex_lock(&pool_lock);
     for (unsigned i = 0; i < h->n; i++)
         give_back(h->chunk[i], h->size);
+    pthread_mutex_unlock(&pool_lock);
     h->n = 0;
     if (final) {
         free(h->chunk);
@@ -85,6 +106,7 @@ const OTF2_MemoryCallbacks *tr_chunk_pool_callbacks(void)
 
 void tr_chunk_pool_trim(void)
 {
-    while (nspare)
-        free(spare[--nspare]);
+    pthread_mutex_lock(&pool_lock);
+    trim();
+    pthread_mutex_unlock(&pool_lock);
 }

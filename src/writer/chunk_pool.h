@@ -9,8 +9,8 @@
  * short run's writers reuse memory already touched instead of faulting in a
  * fresh 4 MiB per location.
  *
- * The pool is the process's; OTF2 calls it from the one thread that writes
- * the archive (writing is never concurrent in tracer). */
+ * The pool is the process's; OTF2 calls it from every thread that writes
+ * the archive (otf2_workers.h): a lock guards the spare chunks. */
 #ifndef TR_WRITER_CHUNK_POOL_H
 #define TR_WRITER_CHUNK_POOL_H
 
@@ -27,7 +27,7 @@
  * file under that buffer's size (archive.c says why that matters). */
 typedef struct tr_chunk_budget {
     uint32_t max_chunks_per_file;
-    int exceeded;
+    _Atomic int exceeded; /* set by any writing thread */
 } tr_chunk_budget;
 
 /* The callbacks to pass to OTF2_Archive_SetMemoryCallbacks; their user data

@@ -132,7 +132,7 @@ int tr_writer_convert_job(const char *const *journals, size_t n, const char *arc
     uint64_t bases[3] = {0, 0, 0};
     tr_job_errors_begin();
     for (size_t i = 0; !rc && i < n; i++) {
-        parts[i] = tr_job_part_open(ranks[i].path, i == 0, r->error, sizeof r->error);
+        parts[i] = tr_job_part_open(ranks[i].path, i == 0, tr_writer_threads(), r->error, sizeof r->error);
         if (!parts[i]) {
             rc = -1;
             break;

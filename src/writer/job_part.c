@@ -29,7 +29,7 @@ struct tr_job_union {
 
 #define UNION_MAGIC 0x554a5254u /* "TRJU" */
 
-tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, size_t errlen)
+tr_job_part *tr_job_part_open(const char *journal, int with_config, unsigned threads, char *err, size_t errlen)
 {
     tr_job_part *p = calloc(1, sizeof *p);
     if (!p) {
@@ -50,6 +50,7 @@ tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, s
         return 0;
     }
     p->w.rank = p->w.m.jd->mpi_rank.rank;
+    p->w.threads = threads;
     p->empty = rc == 1;
     p->with_config = with_config;
     if (p->empty) {

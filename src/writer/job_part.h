@@ -44,10 +44,11 @@ void tr_job_errors_begin(void);
 const char *tr_job_errors_end(void);
 const char *tr_job_errors_incomplete(void); /* see tr_archive_errors_incomplete */
 
-/* Loads and analyses @journal, which must name its MPI rank. @with_config:
- * its description carries the configuration (rank 0's does). NULL with
- * @err on failure. */
-tr_job_part *tr_job_part_open(const char *journal, int with_config, char *err, size_t errlen);
+/* Opens @journal, which must name its MPI rank. @with_config: its
+ * description carries the configuration (rank 0's does). @threads: threads
+ * beside the caller's that write its events (0: the caller alone; ranks
+ * writing together are threads enough). NULL with @err on failure. */
+tr_job_part *tr_job_part_open(const char *journal, int with_config, unsigned threads, char *err, size_t errlen);
 int32_t tr_job_part_rank(const tr_job_part *p);
 /* Its journal holds no event: it has no location. */
 int tr_job_part_empty(const tr_job_part *p);

@@ -1,14 +1,24 @@
-/* otf2_events.c - the model's events (model_event.h) as OTF2 events, each
- * on its location's event writer, opened when its first event comes and
- * closed when the model says the location is done. Regions and strings are
- * the archive's definitions (otf2_regions.c, otf2_defs.c); attributes keep
- * the order the model gave them. */
+/* otf2_events.c - the model's events (model_event.h) as OTF2 events. Each
+ * is resolved here, on the model's thread (regions and strings are the
+ * archive's definitions: otf2_regions.c, otf2_defs.c; attributes keep the
+ * order the model gave them), into an OTF2 event with every id known
+ * (otf2_wire.h); then either written here, on its location's event writer
+ * (opened with its first event, closed when the model says the location
+ * is done), or handed to the thread that writes that location
+ * (otf2_workers.h). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "writer/otf2_workers.h"
 #include "writer/writer_internal.h"
 
-static OTF2_EvtWriter *writer_of(tr_writer *w, uint64_t loc)
+/* The largest resolved event: every attribute, and ProgramBegin's
+ * arguments. */
+#define MAX_ARGS 64
+#define WIRE_MAX (sizeof(tr_wire_ev) + TR_MEV_MAX_ATTRS * sizeof(tr_wire_attr) + MAX_ARGS * sizeof(uint32_t))
+
+/* Room in w->writers and w->events for location @loc. */
+static int room(tr_writer *w, uint64_t loc)
 {
     if (loc >= w->capwriters) {
         uint64_t cap = w->capwriters ? w->capwriters : 16;
@@ -21,105 +31,21 @@ static OTF2_EvtWriter *writer_of(tr_writer *w, uint64_t loc)
         if (e)
             w->events = e;
         if (!g || !e)
-            return 0;
+            return -1;
         memset(g + w->capwriters, 0, (cap - w->capwriters) * sizeof *g);
         memset(e + w->capwriters, 0, (cap - w->capwriters) * sizeof *e);
         w->capwriters = cap;
     }
+    return 0;
+}
+
+static OTF2_EvtWriter *writer_of(tr_writer *w, uint64_t loc)
+{
+    if (room(w, loc))
+        return 0;
     if (!w->writers[loc])
         w->writers[loc] = OTF2_Archive_GetEvtWriter(w->ar, w->loc_base + loc);
     return w->writers[loc];
-}
-
-static void attributes(tr_writer *w, const tr_mev *e)
-{
-    for (uint32_t i = 0; i < e->nattrs; i++) {
-        const tr_mattr *a = &e->attrs[i];
-        if (tr_attr_is_text((int)a->id))
-            tr_defs_attr_string(w, w->al, (enum tr_attr)a->id, a->s);
-        else
-            tr_defs_attr(w->al, (enum tr_attr)a->id, a->v);
-    }
-}
-
-static void program_begin(tr_writer *w, OTF2_EvtWriter *ew, uint64_t t)
-{
-    char buf[8192];
-    const tr_journal_data *jd = w->m.jd;
-    size_t n = jd->cmdline ? jd->cmdline_len : 0;
-    if (n > sizeof buf - 1)
-        n = sizeof buf - 1;
-    if (n)
-        memcpy(buf, jd->cmdline, n);
-    buf[n] = 0;
-    OTF2_StringRef args[64];
-    uint32_t nargs = 0;
-    OTF2_StringRef name = tr_defs_string(w, n ? buf : "unknown");
-    for (size_t i = strlen(buf) + 1; i < n && nargs < 64; i += strlen(buf + i) + 1)
-        args[nargs++] = tr_defs_string(w, buf + i);
-    OTF2_EvtWriter_ProgramBegin(ew, 0, t, name, nargs, args);
-}
-
-static int event(void *ctx, const tr_mev *e)
-{
-    tr_writer *w = ctx;
-    OTF2_EvtWriter *ew = writer_of(w, e->loc);
-    if (!ew)
-        return -1;
-    OTF2_AttributeList *al = e->nattrs ? w->al : 0;
-    if (al)
-        attributes(w, e);
-    OTF2_Type type = OTF2_TYPE_UINT64;
-    OTF2_MetricValue mv = {.unsigned_int = e->value};
-    switch (e->kind) {
-    case TR_MEV_ENTER:
-        OTF2_EvtWriter_Enter(ew, al, e->time, tr_writer_region(w, e->region));
-        break;
-    case TR_MEV_LEAVE:
-        OTF2_EvtWriter_Leave(ew, al, e->time, tr_writer_region(w, e->region));
-        break;
-    case TR_MEV_METRIC:
-        OTF2_EvtWriter_Metric(ew, al, e->time, e->metric, 1, &type, &mv);
-        break;
-    case TR_MEV_RMA_PUT:
-        OTF2_EvtWriter_RmaPut(ew, al, e->time, tr_rma_window(w->win_base, e->window), e->remote, e->bytes,
-                              e->matching);
-        break;
-    case TR_MEV_RMA_GET:
-        OTF2_EvtWriter_RmaGet(ew, al, e->time, tr_rma_window(w->win_base, e->window), e->remote, e->bytes,
-                              e->matching);
-        break;
-    case TR_MEV_RMA_COMPLETE:
-        OTF2_EvtWriter_RmaOpCompleteBlocking(ew, al, e->time, tr_rma_window(w->win_base, e->window), e->matching);
-        break;
-    case TR_MEV_FORK:
-        OTF2_EvtWriter_ThreadFork(ew, al, e->time, OTF2_PARADIGM_OPENMP, (uint32_t)e->value);
-        break;
-    case TR_MEV_JOIN:
-        OTF2_EvtWriter_ThreadJoin(ew, al, e->time, OTF2_PARADIGM_OPENMP);
-        break;
-    case TR_MEV_MEASURE_OFF:
-        OTF2_EvtWriter_MeasurementOnOff(ew, al, e->time, OTF2_MEASUREMENT_OFF);
-        break;
-    case TR_MEV_MEASURE_ON:
-        OTF2_EvtWriter_MeasurementOnOff(ew, al, e->time, OTF2_MEASUREMENT_ON);
-        break;
-    case TR_MEV_PROGRAM_BEGIN:
-        program_begin(w, ew, e->time);
-        break;
-    case TR_MEV_PROGRAM_END:
-        OTF2_EvtWriter_ProgramEnd(ew, al, e->time, (int64_t)e->value);
-        break;
-    case TR_MEV_WIN_CREATE:
-        OTF2_EvtWriter_RmaWinCreate(ew, al, e->time, tr_rma_window(w->win_base, e->window));
-        break;
-    case TR_MEV_WIN_DESTROY:
-        OTF2_EvtWriter_RmaWinDestroy(ew, al, e->time, tr_rma_window(w->win_base, e->window));
-        break;
-    default:
-        break;
-    }
-    return 0;
 }
 
 static int close_writer(tr_writer *w, uint64_t loc)
@@ -132,9 +58,112 @@ static int close_writer(tr_writer *w, uint64_t loc)
     return rc;
 }
 
+/* An attribute's value in its OTF2 type. */
+static void resolve_attr(tr_writer *w, const tr_mattr *m, tr_wire_attr *a)
+{
+    a->id = m->id;
+    memset(&a->v, 0, sizeof a->v);
+    if (tr_attr_is_text((int)m->id)) {
+        a->type = OTF2_TYPE_STRING;
+        a->v.stringRef = tr_defs_string(w, m->s);
+        return;
+    }
+    a->type = tr_defs_attr_type((enum tr_attr)m->id);
+    switch (a->type) {
+    case OTF2_TYPE_INT32: a->v.int32 = (int32_t)m->v; break;
+    case OTF2_TYPE_UINT32: a->v.uint32 = (uint32_t)m->v; break;
+    case OTF2_TYPE_UINT8: a->v.uint8 = (uint8_t)m->v; break;
+    default: a->v.uint64 = m->v; break;
+    }
+}
+
+/* ProgramBegin's name and arguments, from the command line. */
+static uint32_t program_args(tr_writer *w, uint64_t *name, uint32_t *args)
+{
+    char buf[8192];
+    const tr_journal_data *jd = w->m.jd;
+    size_t n = jd->cmdline ? jd->cmdline_len : 0;
+    if (n > sizeof buf - 1)
+        n = sizeof buf - 1;
+    if (n)
+        memcpy(buf, jd->cmdline, n);
+    buf[n] = 0;
+    uint32_t nargs = 0;
+    *name = tr_defs_string(w, n ? buf : "unknown");
+    for (size_t i = strlen(buf) + 1; i < n && nargs < MAX_ARGS; i += strlen(buf + i) + 1)
+        args[nargs++] = tr_defs_string(w, buf + i);
+    return nargs;
+}
+
+/* @e with every id resolved, into @out (WIRE_MAX bytes). */
+static void resolve(tr_writer *w, const tr_mev *e, tr_wire_ev *out)
+{
+    *out = (tr_wire_ev){.kind = e->kind, .nattrs = e->nattrs, .loc = e->loc, .time = e->time};
+    tr_wire_attr *a = tr_wire_attrs(out);
+    for (uint32_t i = 0; i < e->nattrs; i++)
+        resolve_attr(w, &e->attrs[i], &a[i]);
+    switch (e->kind) {
+    case TR_MEV_ENTER:
+    case TR_MEV_LEAVE:
+        out->ref = tr_writer_region(w, e->region);
+        break;
+    case TR_MEV_METRIC:
+        out->ref = e->metric;
+        out->a = e->value;
+        break;
+    case TR_MEV_RMA_PUT:
+    case TR_MEV_RMA_GET:
+    case TR_MEV_RMA_COMPLETE:
+        out->ref = tr_rma_window(w->win_base, e->window);
+        out->aux = e->remote;
+        out->a = e->bytes;
+        out->b = e->matching;
+        break;
+    case TR_MEV_WIN_CREATE:
+    case TR_MEV_WIN_DESTROY:
+        out->ref = tr_rma_window(w->win_base, e->window);
+        break;
+    case TR_MEV_FORK:
+        out->aux = (uint32_t)e->value;
+        break;
+    case TR_MEV_PROGRAM_END:
+        out->a = e->value;
+        break;
+    case TR_MEV_PROGRAM_BEGIN:
+        out->aux = program_args(w, &out->a, tr_wire_args(out));
+        break;
+    default:
+        break;
+    }
+}
+
+static int event(void *ctx, const tr_mev *e)
+{
+    tr_writer *w = ctx;
+    if (w->workers) {
+        uint32_t nargs = e->kind == TR_MEV_PROGRAM_BEGIN ? MAX_ARGS : 0;
+        tr_wire_ev *out = tr_workers_reserve(w->workers, e->loc, tr_wire_size(e->nattrs, nargs));
+        resolve(w, e, out);
+        return 0;
+    }
+    _Alignas(8) unsigned char buf[WIRE_MAX];
+    tr_wire_ev *out = (tr_wire_ev *)(void *)buf;
+    resolve(w, e, out);
+    OTF2_EvtWriter *ew = writer_of(w, e->loc);
+    if (!ew)
+        return -1;
+    tr_wire_write(ew, w->al, out);
+    return 0;
+}
+
 static int location_done(void *ctx, uint64_t loc)
 {
     tr_writer *w = ctx;
+    if (w->workers) {
+        tr_wire_ev *out = tr_workers_reserve(w->workers, loc, tr_wire_size(0, 0));
+        *out = (tr_wire_ev){.kind = TR_WIRE_CLOSE, .loc = loc};
+        return 0;
+    }
     /* A location the model made has its file, even without an event. */
     return writer_of(w, loc) ? close_writer(w, loc) : -1;
 }
@@ -144,8 +173,22 @@ tr_model_sink tr_otf2_sink(tr_writer *w)
     return (tr_model_sink){.event = event, .location_done = location_done, .ctx = w};
 }
 
-void tr_otf2_sink_close(tr_writer *w)
+int tr_otf2_sink_close(tr_writer *w)
 {
+    int rc = 0;
+    if (w->workers) {
+        uint64_t n = w->m.nlocations;
+        uint64_t *counts = calloc(n ? n : 1, sizeof *counts);
+        rc = tr_workers_finish(w->workers, counts, n);
+        w->workers = 0;
+        if (!counts || room(w, n ? n - 1 : 0))
+            rc = -1;
+        for (uint64_t l = 0; counts && l < n && l < w->capwriters; l++)
+            w->events[l] = counts[l];
+        free(counts);
+    }
     for (uint64_t l = 0; l < w->capwriters; l++)
-        close_writer(w, l);
+        if (close_writer(w, l))
+            rc = -1;
+    return rc;
 }

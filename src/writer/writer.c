@@ -11,7 +11,18 @@
 #include <unistd.h>
 
 #include "writer/archive_stage.h"
+#include "writer/otf2_workers.h"
 #include "writer/writer_internal.h"
+
+static int threads_asked = 8;
+
+void tr_writer_set_threads(int n) { threads_asked = n < 0 ? 0 : n; }
+
+unsigned tr_writer_threads(void)
+{
+    unsigned cpus = tr_workers_default();
+    return (unsigned)threads_asked < cpus ? (unsigned)threads_asked : cpus;
+}
 
 /* How the run ended, as TRACER::RUN::END says it. */
 static void run_end_property(OTF2_Archive *ar, const tr_journal_data *jd)
@@ -114,6 +125,7 @@ static int convert(const char *journal, const char *archive_dir, uint64_t small_
         rc = -1;
     } else if (!rc) {
         tr_unit_place(&w, 0, 0, 0);
+        w.threads = tr_writer_threads();
         tr_chunk_budget budget = {0}; /* read below even when no archive was opened */
         int small = tr_journal_records_stored(w.m.jd) <= small_records;
         rc = stage_and_write(&w, archive_dir, small ? &budget : 0, r);

@@ -22,6 +22,12 @@ typedef struct tr_convert_report {
     char ends[512];         /* TRACER::RUN::END of the archive */
 } tr_convert_report;
 
+/* How many threads beside the model's may write an archive's events
+ * (otf2_workers.h): at most @n (TRACER_WRITE_THREADS; the default 8), and
+ * at most one per CPU this process may run on beyond the first. The
+ * archive is the same whatever the number. */
+void tr_writer_set_threads(int n);
+
 /* Writes @archive_dir/traces.otf2 from the journal at @journal. @archive_dir
  * must exist (the caller created it safely; a path such as /proc/self/fd/N
  * is fine). Returns 0, or -1 with r->error set. Not thread-safe (OTF2's error

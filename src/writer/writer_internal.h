@@ -66,6 +66,8 @@ typedef struct tr_writer {
     OTF2_AttributeList *al;
     OTF2_EvtWriter **writers; /* per location of this journal, open while it has events to come */
     uint64_t capwriters;
+    unsigned threads;        /* writing threads beside the model's (0: it writes alone) */
+    struct tr_workers *workers; /* while they run */
     uint32_t *mpit_type_attr; /* per m.jd->mpit.types[i]: index of its element 0 in mpit_elem_attr */
     uint32_t *mpit_elem_attr; /* attribute id of each MPI_T type's elements, type by type */
     uint32_t mpit_nelem;
@@ -146,11 +148,16 @@ static inline uint32_t tr_rma_window(uint32_t win_base, size_t device) { return 
  * their events counted in w->events. The sink's context is @w; w->ar and
  * w->al must be set. */
 tr_model_sink tr_otf2_sink(tr_writer *w);
-/* Closes what is still open (after a failed pass). */
-void tr_otf2_sink_close(tr_writer *w);
+/* After the pass (or a failed one): waits for the writing threads, closes
+ * what is still open; w->events has every location's count. Returns 0, or
+ * -1 when OTF2 failed to close a writer. */
+int tr_otf2_sink_close(tr_writer *w);
 /* otf2_defs.c: the metrics OMP work and OMP wait (when @gw is NULL:
  * interns their strings). */
 void tr_defs_write_omp_metrics(tr_defs *d, OTF2_GlobalDefWriter *gw);
+
+/* writer.c: the writing threads to use (tr_writer_set_threads). */
+unsigned tr_writer_threads(void);
 
 /* writer_unit.c: one journal's part of an archive. */
 /* Opens @journal for its pass, defining into @defs. Returns 0; 1 when the

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "writer/otf2_workers.h"
 #include "writer/writer_internal.h"
 
 int tr_unit_open(tr_writer *w, tr_defs *defs, const char *journal, char *err, size_t errlen)
@@ -53,8 +54,11 @@ int tr_unit_write_events(tr_writer *w, OTF2_Archive *ar, uint64_t *total)
 {
     w->ar = ar;
     w->al = OTF2_AttributeList_New();
+    /* Without its threads (they could not start) the write goes on alone. */
+    w->workers = w->threads ? tr_workers_start(ar, w->loc_base, w->threads) : 0;
     int rc = w->al ? tr_model_run(&w->m, tr_otf2_sink(w)) : -1;
-    tr_otf2_sink_close(w);
+    if (tr_otf2_sink_close(w))
+        rc = -1;
     if (!rc && (events_room(w) || tr_mpit_define_attributes(w)))
         rc = -1;
     for (uint32_t i = 0; !rc && i < w->m.mpit.nlocs; i++)
