@@ -65,6 +65,10 @@ CONFIGS = [
     ("deferred", "tracer, defaults, TRACER_WRITE_AT_END=0",
      {"LD_PRELOAD": lib, "TRACER_WRITE_AT_END": "0"}),
 ]
+# APEX (OMPT + OTF2) where it is built: APEX_EXEC names its apex_exec.
+APEX_EXEC = os.environ.get("APEX_EXEC")
+if APEX_EXEC:
+    CONFIGS.append(("apex", "APEX, OMPT + OTF2 (apex_exec --apex:ompt --apex:otf2)", {"APEX": APEX_EXEC}))
 
 
 def run(tmp, key, extra, i):
@@ -75,15 +79,20 @@ def run(tmp, key, extra, i):
     if "LD_PRELOAD" in extra and extra["LD_PRELOAD"] == lib:
         env["TRACER_OUTPUT"] = os.path.join(tmp, "%s.%d" % (key, i))
     out = os.path.join(tmp, "out")
+    argv = [prog, str(regions)]
+    if "APEX" in extra:
+        argv = [extra["APEX"], "--apex:ompt", "--apex:otf2"] + argv
+        env["APEX_OTF2_ARCHIVE_PATH"] = os.path.join(tmp, "apex.%d" % i)
     t0 = time.monotonic()
     with open(out, "wb") as f:
-        p = subprocess.Popen([prog, str(regions)], stdout=f, stderr=subprocess.DEVNULL, env=env)
+        p = subprocess.Popen(argv, stdout=f, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
         _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
     text = open(out).read()
     m = re.search(r"loop_ns_per_region=([\d.]+) check=(-?\d+)", text)
     ok = os.waitstatus_to_exitcode(status) == 0 and m
     shutil.rmtree(env.get("TRACER_OUTPUT", os.path.join(tmp, "none")), ignore_errors=True)
+    shutil.rmtree(env.get("APEX_OTF2_ARCHIVE_PATH", os.path.join(tmp, "none")), ignore_errors=True)
     return ok, (float(m.group(1)) if m else 0.0), (int(m.group(2)) if m else None), wall, ru.ru_maxrss / 1024.0
 
 

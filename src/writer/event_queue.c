@@ -1,11 +1,13 @@
 /* event_queue.c - see event_queue.h.
  *
- * Sleeping never loses a wake-up: a side that is about to sleep sets
- * `sleeping` under the lock and looks at the other side's index once more
- * before it waits; the other side stores its index, then reads `sleeping`
- * (both sequentially consistent), and signals under the lock when it is
- * set. Either the sleeper sees the new index, or the other side sees the
- * flag. */
+ * Sleeping never loses a wake-up: a side that is about to sleep sets its
+ * own flag (consumer_waits, producer_waits) under the lock and looks at the
+ * other side's index once more before it waits; the other side stores its
+ * index, then reads that flag (both sequentially consistent), and signals
+ * that side's condition under the lock when it is set. Either the sleeper
+ * sees the new index, or the other side sees the flag. Each side has a flag
+ * and a condition of its own: both may sleep at once for a moment (the
+ * producer waiting for room just after it woke the consumer). */
 #include "writer/event_queue.h"
 
 #include <stdlib.h>
@@ -23,13 +25,20 @@ int tr_queue_init(tr_queue *q, size_t cap)
         return -1;
     atomic_init(&q->tail, 0);
     atomic_init(&q->head, 0);
-    atomic_init(&q->sleeping, 0);
+    atomic_init(&q->consumer_waits, 0);
+    atomic_init(&q->producer_waits, 0);
     atomic_init(&q->closed, 0);
     if (pthread_mutex_init(&q->lock, 0)) {
         free(q->ring);
         return -1;
     }
-    if (pthread_cond_init(&q->wake, 0)) {
+    if (pthread_cond_init(&q->entries, 0)) {
+        pthread_mutex_destroy(&q->lock);
+        free(q->ring);
+        return -1;
+    }
+    if (pthread_cond_init(&q->room, 0)) {
+        pthread_cond_destroy(&q->entries);
         pthread_mutex_destroy(&q->lock);
         free(q->ring);
         return -1;
@@ -41,18 +50,19 @@ void tr_queue_free(tr_queue *q)
 {
     if (!q->ring)
         return;
-    pthread_cond_destroy(&q->wake);
+    pthread_cond_destroy(&q->entries);
+    pthread_cond_destroy(&q->room);
     pthread_mutex_destroy(&q->lock);
     free(q->ring);
     q->ring = 0;
 }
 
-static void wake_if(tr_queue *q, int who)
+static void wake_if(tr_queue *q, _Atomic int *waits, pthread_cond_t *cond)
 {
-    if (atomic_load(&q->sleeping) != who)
+    if (!atomic_load(waits))
         return;
     pthread_mutex_lock(&q->lock);
-    pthread_cond_signal(&q->wake);
+    pthread_cond_signal(cond);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -61,7 +71,7 @@ void tr_queue_publish(tr_queue *q)
     if (atomic_load_explicit(&q->tail, memory_order_relaxed) == q->reserved)
         return;
     atomic_store(&q->tail, q->reserved);
-    wake_if(q, 1);
+    wake_if(q, &q->consumer_waits, &q->entries);
 }
 
 /* Producer: until @bytes more fit. */
@@ -71,10 +81,10 @@ static void wait_for_room(tr_queue *q, size_t bytes)
         return;
     tr_queue_publish(q); /* what is reserved must reach the consumer for room to come */
     pthread_mutex_lock(&q->lock);
-    atomic_store(&q->sleeping, 2);
+    atomic_store(&q->producer_waits, 1);
     while (q->reserved + bytes - atomic_load(&q->head) > q->cap)
-        pthread_cond_wait(&q->wake, &q->lock);
-    atomic_store(&q->sleeping, 0);
+        pthread_cond_wait(&q->room, &q->lock);
+    atomic_store(&q->producer_waits, 0);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -102,7 +112,7 @@ void tr_queue_close(tr_queue *q)
     tr_queue_publish(q);
     atomic_store(&q->closed, 1);
     pthread_mutex_lock(&q->lock);
-    pthread_cond_signal(&q->wake);
+    pthread_cond_signal(&q->entries);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -112,10 +122,10 @@ int tr_queue_peek(tr_queue *q, size_t *at, size_t *len)
     uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
     if (tail == head) {
         pthread_mutex_lock(&q->lock);
-        atomic_store(&q->sleeping, 1);
+        atomic_store(&q->consumer_waits, 1);
         while ((tail = atomic_load(&q->tail)) == head && !atomic_load(&q->closed))
-            pthread_cond_wait(&q->wake, &q->lock);
-        atomic_store(&q->sleeping, 0);
+            pthread_cond_wait(&q->entries, &q->lock);
+        atomic_store(&q->consumer_waits, 0);
         pthread_mutex_unlock(&q->lock);
         tail = atomic_load_explicit(&q->tail, memory_order_acquire);
         if (tail == head)
@@ -130,5 +140,5 @@ int tr_queue_peek(tr_queue *q, size_t *at, size_t *len)
 void tr_queue_release(tr_queue *q, size_t bytes)
 {
     atomic_store(&q->head, atomic_load_explicit(&q->head, memory_order_relaxed) + bytes);
-    wake_if(q, 2);
+    wake_if(q, &q->producer_waits, &q->room);
 }

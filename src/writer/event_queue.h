@@ -24,8 +24,8 @@ typedef struct tr_queue {
     uint64_t reserved;          /* producer: bytes written, published or not */
     _Alignas(64) _Atomic uint64_t head; /* bytes the consumer has released */
     _Alignas(64) pthread_mutex_t lock;
-    pthread_cond_t wake;
-    _Atomic int sleeping;       /* 1: the consumer waits for entries, 2: the producer for room */
+    pthread_cond_t entries, room; /* the consumer waits on the first, the producer on the second */
+    _Atomic int consumer_waits, producer_waits;
     _Atomic int closed;         /* the producer is done: the consumer ends once the ring is empty */
 } tr_queue;
 
