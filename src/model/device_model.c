@@ -167,12 +167,15 @@ static int device_new(tr_pass_ctx *p, int num)
  * host's. A number named only where the host's may be (a target
  * construct's device) waits until the host's is known (@sure: the record
  * speaks of a device's own work). */
-static int want(tr_pass_ctx *p, int num, int sure)
+static __attribute__((noinline)) int want_slow(tr_pass_ctx *p, int num, int sure)
 {
     tr_model *m = p->m;
     tr_device_model *dm = p->dev;
-    if (num < 0 || num == m->host_device || tr_device_model_index(p, num) >= 0)
+    if (num < 0 || num == m->host_device || tr_device_model_index(p, num) >= 0) {
+        if ((unsigned)num < 64 && (num == m->host_device || tr_device_model_index(p, num) >= 0))
+            dm->decided |= 1ull << num;
         return 0;
+    }
     if (sure || m->host_device != -2)
         return device_new(p, num);
     for (size_t i = 0; i < dm->npending; i++)
@@ -182,6 +185,14 @@ static int want(tr_pass_ctx *p, int num, int sure)
         return -1;
     dm->pending[dm->npending++] = num;
     return 0;
+}
+
+static inline int want(tr_pass_ctx *p, int num, int sure)
+{
+    /* Almost every record names a number already decided. */
+    if ((unsigned)num < 64 && (p->dev->decided >> num & 1))
+        return 0;
+    return num < 0 ? 0 : want_slow(p, num, sure);
 }
 
 /* The numbers that waited: every one but the host's, in the order seen. */

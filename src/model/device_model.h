@@ -73,6 +73,7 @@ typedef struct tr_device_model {
     uint32_t *free_kernels;
     size_t nfree_kernels, capfree_kernels;
     size_t last_index;        /* of the device asked for last */
+    uint64_t decided;         /* bit n: number n is a device, or the host's */
     int *pending;             /* device numbers seen before the host's was known */
     size_t npending, cappending;
 } tr_device_model;

@@ -59,6 +59,7 @@ int tr_host_push(tr_host *h, tr_open_region o)
         h->cap = cap;
     }
     h->stack[h->depth++] = o;
+    h->omp_open += o.type == TR_REC_OMP;
     return 0;
 }
 
@@ -87,6 +88,7 @@ void tr_host_pop(tr_host *h, uint64_t t, int incomplete)
     /* Work and wait are decided by what is open: count before it changes. */
     tr_host_account(h, t);
     h->depth--;
+    h->omp_open -= h->stack[h->depth].type == TR_REC_OMP;
     tr_host_leave(h, &h->stack[h->depth], t, incomplete);
 }
 

@@ -52,6 +52,7 @@ typedef struct tr_host {
     int emits;                 /* 0: a stack that writes nothing (machine mode's metrics) */
     tr_open_region *stack;
     size_t depth, cap;
+    size_t omp_open;           /* regions of TR_REC_OMP on the stack (omp_states.c has work only then) */
     uint64_t last_time;        /* of the last record handled */
     uint64_t final_gap;        /* drop mode: start of a loss open until the end; 0 = none */
     tr_omp_thread omp;

@@ -595,10 +595,13 @@ int tr_omp_host_init(tr_host *c)
 
 void tr_omp_host_before(tr_host *c, const tr_record *r)
 {
-    if (!machine(c))
-        user_before(c, r);
-    else if (c->omp.dry && r->type == TR_REC_OMP)
+    /* Without an OpenMP region open there is nothing to close. */
+    if (!machine(c)) {
+        if (c->omp_open)
+            user_before(c, r);
+    } else if (c->omp.dry && r->type == TR_REC_OMP) {
         user_before(c->omp.dry, r);
+    }
 }
 
 void tr_omp_host_record(tr_host *c, const tr_record *r)
