@@ -30,7 +30,10 @@
 #      fixed cost of a 20-region traced run, and wall time and peak RSS at
 #      20000 and 200000 regions against the bound untraced +
 #      TRACER_MAX_MEMORY + 64 MiB
-# Takes about 1 minute on a 2-core VM; needs about 3 GB of memory (the OTF2
+#  11. issue 33's goals, each figure beside its target in one table
+#      (bench/goals.py: journal -> OTF2 on one core and with writing
+#      threads, the target-dense whole run and loop, sustained recording)
+# Takes about 4 minutes on a 2-core VM; needs about 3 GB of memory (the OTF2
 # conversion of 20M events, see the table) and 1 GB in $TMPDIR (step 7:
 # about 1.5 GB more, while it runs).
 # Numbers depend on what else runs: the load average is printed first.
@@ -311,6 +314,17 @@ else
   row "end of run" "-" "skipped: $bench/target_dense not built (no clang-19)"
 fi
 
+# --- 11. issue 33's goals --------------------------------------------------------
+say "11 issue 33's goals (bench/goals.py)"
+if [[ -x $bench/target_dense && -x $bench/writer_stages ]]; then
+  if ! ROUNDS=5 /usr/bin/python3 "$root/bench/goals.py" "$build" >"$tmp/goals.table" 2>"$tmp/goals.err"; then
+    row "issue 33 goals" "bench/goals.py" "FAILED: $(tail -1 "$tmp/goals.err")"
+    failed=1
+  fi
+else
+  row "issue 33 goals" "-" "skipped: $bench/target_dense or writer_stages not built (no clang-19)"
+fi
+
 # --- the table ----------------------------------------------------------------------
 echo
 echo "tracer benchmarks - $(date -u +%Y-%m-%d), $(nproc) cores, $cpu"
@@ -323,6 +337,10 @@ for r in "${rows[@]}"; do
   echo "| $a | $b | $c |"
 done
 echo
+if [[ -s $tmp/goals.table ]]; then
+  sed -n '/^issue 33 goals/,$p' "$tmp/goals.table"
+  echo
+fi
 if [[ -s $tmp/target.table ]]; then
   echo "target-dense offload (bench/target_overhead.py):"
   sed 's/^/    /' "$tmp/target.table"

@@ -41,6 +41,8 @@ static int room(tr_writer *w, uint64_t loc)
 
 static OTF2_EvtWriter *writer_of(tr_writer *w, uint64_t loc)
 {
+    if (loc < w->capwriters && w->writers[loc])
+        return w->writers[loc];
     if (room(w, loc))
         return 0;
     if (!w->writers[loc])
@@ -61,14 +63,18 @@ static int close_writer(tr_writer *w, uint64_t loc)
 /* An attribute's value in its OTF2 type. */
 static void resolve_attr(tr_writer *w, const tr_mattr *m, tr_wire_attr *a)
 {
+    static OTF2_Type types[TR_ATTR_COUNT];
+    if (!types[0])
+        for (int i = 0; i < TR_ATTR_COUNT; i++)
+            types[i] = tr_defs_attr_type((enum tr_attr)i);
     a->id = m->id;
-    memset(&a->v, 0, sizeof a->v);
-    if (tr_attr_is_text((int)m->id)) {
+    a->v.uint64 = 0;
+    if (m->id >= TR_ATTR_COUNT || tr_attr_is_text((int)m->id)) {
         a->type = OTF2_TYPE_STRING;
         a->v.stringRef = tr_defs_string(w, m->s);
         return;
     }
-    a->type = tr_defs_attr_type((enum tr_attr)m->id);
+    a->type = types[m->id];
     switch (a->type) {
     case OTF2_TYPE_INT32: a->v.int32 = (int32_t)m->v; break;
     case OTF2_TYPE_UINT32: a->v.uint32 = (uint32_t)m->v; break;
