@@ -3,7 +3,7 @@
 freed on another (and an address freed on one thread possibly taken again on
 the other). A delete reports neither its size nor the variable: both come
 from the alloc of its address, whichever thread ran it, in time order
-(model/delete_info.h). Checks, against the program's fixed order: 5 allocs
+(model/device_model.h: every thread's live allocations). Checks, against the program's fixed order: 5 allocs
 and 5 deletes; each delete's `bytes` is its variable's size and its
 `variable` attribute names it, in the program's order per thread; the first
 two deletes ran on another thread than their allocs; alloc/delete pairing

@@ -2,8 +2,8 @@
 """programs/far_end.c: 3 kernels on device 0 that call tracer_mark 10, 3000
 and 10 times from device code (run on the encountering thread by host
 offload), so the second kernel's end lies more than a journal cursor's
-lookahead (1024 records) after its begin: the writer finds it where the
-model's pass saw it (model/model_scan.c). Checks: exit code and output; 3
+lookahead (1024 records) after its begin: the kernel holds its lane until
+the model's pass reaches its end (model/device_model.c). Checks: exit code and output; 3
 kernels, all on device 0's first stream, none incomplete; each kernel spans
 exactly its own marks (10, 3000, 10: a kernel that lost its end would last
 until the end of the run and hold the third kernel's marks too); 3020 marks

@@ -12,7 +12,7 @@
 typedef struct tr_stream {
     uint32_t index; /* the thread's registration order (its journal location) */
     pid_t tid;
-    tr_record *rec; /* NULL when the records were visited, not kept (tr_journal_load_visiting) */
+    tr_record *rec; /* NULL when the records are read through cursors (tr_journal_load_index) */
     size_t n;
     uint64_t last_time; /* of its last record (ns), 0 without one */
     uint32_t chunked;   /* its stream in the journal's index; TR_STREAM_NO_CHUNKS: a loss alone */

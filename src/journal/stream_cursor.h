@@ -1,8 +1,7 @@
 /* stream_cursor.h - one location's records, read from the journal as they
  * are needed: the one decoder of chunk streams (tr_journal_load keeps a
- * stream's records in an array through it; tr_journal_load_visiting hands
- * them to the model one at a time, and the writer reads each stream again
- * through one).
+ * stream's records in an array through it; the model's pass merges every
+ * thread's cursor in time order, model/model_pass.c).
  *
  * A cursor yields exactly what tr_journal_load puts in the stream's array:
  * the chunks in seq order, a duplicate seq read once (the copy with the

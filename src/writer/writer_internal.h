@@ -125,7 +125,7 @@ typedef void (*tr_prop_fn)(void *ctx, const char *name, const char *value);
 void tr_mpit_properties(const tr_writer *w, const char *prefix, tr_prop_fn put, void *ctx);
 
 /* The attributes of the MPI_T payload elements of w->m's catalogue (after
- * tr_model_build; nothing when the run had no MPI_T). Returns 0, or -1 out
+ * the model's pass; nothing when the run had no MPI_T). Returns 0, or -1 out
  * of memory. */
 int tr_mpit_define_attributes(tr_writer *w);
 int tr_events_write_mpit(tr_writer *w, OTF2_Archive *ar, uint32_t loc, uint64_t *nevents);
