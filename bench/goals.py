@@ -80,7 +80,7 @@ def main():
     cpus = len(os.sched_getaffinity(0))
     threads = [0, 1] + ([min(cpus - 1, 8)] if cpus > 3 else [])
     tmp = tempfile.mkdtemp(prefix="tracer-goals-")
-    rows, failed = [], 0
+    rows, failed, target_table = [], 0, ""
     try:
         print("goals: 1-2 journal -> OTF2 (%d rounds)" % rounds, file=sys.stderr)
         jd = journal(tmp, "dense", [dense, "100000"], {})
@@ -104,6 +104,7 @@ def main():
         if p.returncode:
             failed = 1
             print(p.stderr, file=sys.stderr)
+        target_table = p.stdout
         lines = {kv("config", ln): ln for ln in open(kvf)} if os.path.exists(kvf) else {}
         d = lines.get("defaults", "")
         whole = float(kv("whole_vs_untraced", d) or "nan")
@@ -143,6 +144,10 @@ def main():
     print("|---|---|---|---|---|")
     for g, what, target, value, met in rows:
         print("| %d | %s | %s | %s | %s |" % (g, what, target, value, "yes" if met else "no"))
+    if target_table:
+        print()
+        print("goals 3-4 come from bench/target_overhead.py:")
+        print(target_table.rstrip())
     if os.environ.get("GOALS_KV"):
         with open(os.environ["GOALS_KV"], "w") as f:
             for g, what, target, value, met in rows:
