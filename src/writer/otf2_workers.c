@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,8 +156,14 @@ tr_workers *tr_workers_start(OTF2_Archive *ar, uint64_t loc_base, unsigned n)
         if (ok)
             ws->n = i + 1;
     }
+    /* The program's signals are not for these threads: they start with
+     * every signal blocked (the creating thread's mask, for a moment). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (unsigned i = 0; i < ws->n && ok; i++)
         ok = (ws->w[i].started = pthread_create(&ws->w[i].thread, 0, run, &ws->w[i]) == 0);
+    pthread_sigmask(SIG_SETMASK, &old, 0);
     if (!ok) {
         for (unsigned i = 0; i < ws->n; i++) {
             tr_queue_close(&ws->w[i].q);
