@@ -143,7 +143,11 @@ tr_workers *tr_workers_start(OTF2_Archive *ar, uint64_t loc_base, unsigned n)
         return 0;
     ws->ar = ar;
     ws->loc_base = loc_base;
-    ws->w = calloc(n, sizeof *ws->w);
+    /* The queues' indices sit on lines of their own (_Alignas(64)), which
+     * calloc's 16-byte alignment would not keep. */
+    ws->w = aligned_alloc(_Alignof(worker), n * sizeof *ws->w);
+    if (ws->w)
+        memset(ws->w, 0, n * sizeof *ws->w);
     if (!ws->w) {
         free(ws);
         return 0;
