@@ -35,6 +35,7 @@ static tr_chunk *full_stack;
 static tr_tbuf *registry;
 static uint32_t thread_count;
 static uint64_t refused;
+static unsigned registering; /* threads inside reserve_first */
 static int oom_once, block_once;
 static int pressure;           /* a thread found no free chunk since the last reclaim */
 static int use_membarrier;     /* else the hot path fences (TR_BUF_FENCE) */
@@ -257,14 +258,9 @@ static tr_record *no_slot(tr_tbuf *b)
     return 0;
 }
 
-/* Called with busy = 1 (set by the fast path, or here for a new buffer). */
+/* Called with busy = 1 (set by the fast path, or by reserve_first). */
 static tr_record *reserve_slow(tr_tbuf *b)
 {
-    if (!b && !(b = tbuf_register())) {
-        tr_log_once(&oom_once, "out of memory for thread buffers; events are being dropped");
-        __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
-        return 0;
-    }
     __atomic_store_n(&b->busy, 1, __ATOMIC_RELAXED);
     tr_chunk *old = b->cur;
     uint32_t req = __atomic_load_n(&b->switch_req, __ATOMIC_ACQUIRE);
@@ -332,12 +328,40 @@ static tr_record *reserve_slow(tr_tbuf *b)
     }
 }
 
+/* A thread's first record. Until the thread has a buffer it has no busy
+ * flag for the end to wait on (tr_buf_wait_inflight), and registering is
+ * the slowest step of all (an allocation, an alternate signal stack, a
+ * chunk's first pages): a worker thread libomp starts just before the end
+ * would otherwise reserve before it and commit after the final flush. So
+ * it is counted in `registering` until busy covers it. The count goes up
+ * before recording is read again, and the end reads the count after
+ * stopping (both seq_cst): either the end waits for this thread, or this
+ * thread sees that recording has stopped. */
+static tr_record *reserve_first(void)
+{
+    __atomic_fetch_add(&registering, 1, __ATOMIC_SEQ_CST);
+    tr_record *r = 0;
+    tr_tbuf *b = 0;
+    if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_SEQ_CST))
+        __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
+    else if (!(b = tbuf_register())) {
+        tr_log_once(&oom_once, "out of memory for thread buffers; events are being dropped");
+        __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
+    } else {
+        TEST_POINT(TR_BUF_TP_REGISTERED);
+        r = reserve_slow(b);
+    }
+    __atomic_fetch_sub(&registering, 1, __ATOMIC_RELEASE);
+    return r;
+}
+
 /* Runs inside the host's runtime calls: mmap/malloc must not leave the
  * application a different errno than it had. */
 tr_record *tr_buf_reserve_slow(void)
 {
     int saved_errno = errno;
-    tr_record *r = reserve_slow(tr_buf_tls);
+    tr_tbuf *b = tr_buf_tls;
+    tr_record *r = b ? reserve_slow(b) : reserve_first();
     errno = saved_errno;
     return r;
 }
@@ -375,6 +399,36 @@ void tr_buf_count_refused(void)
 void tr_buf_stop(void)
 {
     __atomic_store_n(&tr_buf_recording, 0, __ATOMIC_SEQ_CST);
+}
+
+static int someone_recording(void)
+{
+    if (__atomic_load_n(&registering, __ATOMIC_SEQ_CST))
+        return 1;
+    for (tr_tbuf *b = tr_buf_registered(); b; b = b->next_registered)
+        if (b != tr_buf_tls && __atomic_load_n(&b->busy, __ATOMIC_ACQUIRE))
+            return 1;
+    return 0;
+}
+
+int tr_buf_wait_inflight(uint64_t max_ns)
+{
+    /* A thread's "busy = 1" is only compiler-ordered (tr_buf_reserve); the
+     * barrier makes every one stored so far visible here. */
+    full_fence_all_threads();
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (!someone_recording())
+            return 0;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
+                          (uint64_t)t0.tv_nsec;
+        if (waited >= max_ns)
+            return -1;
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, 0);
+    }
 }
 
 tr_chunk *tr_buf_take_full(void)
@@ -530,6 +584,7 @@ void tr_buf_reset_after_fork(void)
      * trace (the end-of-run line would claim so), so it is not counted. */
     tr_buf_ever_recorded = 0;
     refused = 0;
+    registering = 0;
     pressure = 0;
     full_stack = 0;
     registry = 0;

@@ -167,6 +167,14 @@ extern void (*tr_buf_wake_consumer)(void);
 
 /* Stops recording; later tr_buf_reserve() calls return NULL. */
 void tr_buf_stop(void);
+/* After tr_buf_stop: waits until no other thread is between a reserve and
+ * its commit, at most @max_ns, so that the final flush that follows has
+ * every record reserved before the stop. The calling thread's own record,
+ * if any, is not waited for. Returns 0, or -1 when one was still open at
+ * the deadline (it is then counted by tr_buf_refused_total). A thread that
+ * read "recording" in the few instructions before it marks itself busy is
+ * not seen; its record is counted the same way. */
+int tr_buf_wait_inflight(uint64_t max_ns);
 /* Takes every full chunk pushed so far, linked by next_full (newest first). */
 tr_chunk *tr_buf_take_full(void);
 /* Returns a written chunk to the pool. */
@@ -189,7 +197,8 @@ static inline int tr_buf_is_current(const tr_tbuf *b, tr_chunk *c)
 #ifdef TR_BUF_TEST_HOOKS
 /* Test builds only: called at these instants (buf.c). */
 enum { TR_BUF_TP_SWITCHED = 1, /* reserve: the old chunk left cur, not yet on the full stack */
-       TR_BUF_TP_RECLAIMED };   /* reclaim_idle: an idle chunk taken, not yet on the full stack */
+       TR_BUF_TP_RECLAIMED,     /* reclaim_idle: an idle chunk taken, not yet on the full stack */
+       TR_BUF_TP_REGISTERED };  /* a thread's first reserve: its buffer exists, not yet busy */
 extern void (*tr_buf_test_point)(int where);
 #endif
 

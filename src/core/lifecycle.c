@@ -13,6 +13,8 @@
 #include "core/log.h"
 
 enum { ST_IDLE, ST_ACTIVE, ST_ENDED };
+/* How long the end waits for records being written (tr_buf_wait_inflight). */
+#define END_WAIT_NS (100 * 1000000ull)
 
 static int state = ST_IDLE;
 static int was_active; /* this process really traced (for the late-events line) */
@@ -260,6 +262,12 @@ void tr_lifecycle_end(const char *why)
     uint64_t end = tr_clock_ticks();
     ended_early = why && !strcmp(why, "MPI_Finalize");
     tr_buf_stop();
+    /* A thread between a reserve and its commit (a worker libomp started
+     * just now, writing its first record) would commit after the final
+     * flush: its event lost, and reported as late. It takes microseconds,
+     * or a scheduler's time slice on a loaded machine; the bound is for a
+     * thread that never gets to run again. */
+    tr_buf_wait_inflight(END_WAIT_NS);
     if (root() && root()->end)
         root()->end(end);
 }
