@@ -35,7 +35,9 @@ void cmd_recover_usage(FILE *fp)
           "\n"
           "When DIR is an MPI job's directory (DIR/journals/rank<N>.journal), the\n"
           "journals of all its ranks become one archive; ranks without a journal are\n"
-          "named in the archive and in the line printed.\n"
+          "named in the archive and in the line printed. A rank journal cut short\n"
+          "before it names its rank (or unreadable) is lost, not the job: the other\n"
+          "ranks are written, and one line names the lost one.\n"
           "\n"
           "  --force   replace a trace DIR already holds (the journal stays)\n"
           "\n"
@@ -218,6 +220,11 @@ static int recover_job(const char *dir, struct dirent **list, int n)
     } else {
         remove_exit_marks(dir);
         print_skipped(&r, 1);
+        if (r.ranks_lost)
+            fprintf(stderr, "tracer: recover: %llu rank journal%s lost, %s; %s no events in the archive, marked "
+                            "'journal lost'; the other ranks are recovered\n",
+                    (unsigned long long)r.ranks_lost, r.ranks_lost == 1 ? "" : "s", r.lost_journals,
+                    r.ranks_lost == 1 ? "its rank has" : "their ranks have");
         printf("recovered %s/traces.otf2: %llu of %llu ranks, %llu events of %llu host threads and %llu devices (%s",
                dir, (unsigned long long)r.ranks, (unsigned long long)r.job_size, (unsigned long long)r.events,
                (unsigned long long)r.locations, (unsigned long long)r.devices,

@@ -119,7 +119,11 @@ static void write_archive(int dfd, int jfd)
     }
     if (r.warning[0])
         tr_log("job: writer: %s; the journals in %s/journals are kept", r.warning, ex.dir);
-    if (!tr_cfg.keep_journal && !r.warning[0]) {
+    if (r.ranks_lost)
+        tr_log("job: writer: %llu rank journal%s lost, %s; the other ranks are in %s/traces.otf2 and the journals "
+               "are kept",
+               (unsigned long long)r.ranks_lost, r.ranks_lost == 1 ? "" : "s", r.lost_journals, ex.dir);
+    if (!tr_cfg.keep_journal && !r.warning[0] && !r.ranks_lost) {
         for (int k = 0; k < ex.size; k++) {
             char name[48];
             snprintf(name, sizeof name, "rank%d.journal", k);

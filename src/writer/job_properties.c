@@ -62,7 +62,9 @@ static void run_end(text *t, const tr_rank_desc *const *ranks, size_t n)
     for (size_t i = 0; i < n; i++) {
         const tr_rank_desc *d = ranks[i];
         char how[64] = "";
-        if (d->crashed)
+        if (d->journal_lost)
+            snprintf(how, sizeof how, "journal lost");
+        else if (d->crashed)
             tr_run_end_text(how, sizeof how, d->crash_signal);
         else if (!d->ended)
             snprintf(how, sizeof how, "recovered");

@@ -14,6 +14,7 @@ void tr_rank_desc_pack(const tr_rank_desc *d, tr_blob *b)
     tr_blob_u8(b, d->ended);
     tr_blob_u8(b, d->crashed);
     tr_blob_u8(b, d->truncated);
+    tr_blob_u8(b, d->journal_lost);
     tr_blob_u32(b, (uint32_t)d->crash_signal);
     for (int i = 0; i < 2; i++) {
         tr_blob_u64(b, d->small_count[i]);
@@ -95,6 +96,7 @@ int tr_rank_desc_unpack(tr_blob_reader *r, tr_rank_desc *d)
     d->ended = tr_blob_get_u8(r);
     d->crashed = tr_blob_get_u8(r);
     d->truncated = tr_blob_get_u8(r);
+    d->journal_lost = tr_blob_get_u8(r);
     d->crash_signal = (int32_t)tr_blob_get_u32(r);
     for (int i = 0; i < 2; i++) {
         d->small_count[i] = tr_blob_get_u64(r);

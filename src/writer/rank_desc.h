@@ -43,6 +43,9 @@ typedef struct tr_rank_desc {
     char *hostname;          /* NULL: unknown */
     uint8_t empty;           /* the journal held no event: no location, no group */
     uint8_t ended, crashed, truncated;
+    /* Its journal was lost (unreadable, or cut short before it named its
+     * rank): only its rank is known, from the journal's file name. */
+    uint8_t journal_lost;
     int32_t crash_signal;
     uint64_t small_count[2], small_bytes[2]; /* the size filter's totals */
 

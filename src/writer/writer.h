@@ -20,6 +20,11 @@ typedef struct tr_convert_report {
     uint64_t ranks_missing; /* job_size - ranks */
     char missing[256];      /* those ranks, e.g. "2,5-7" ("..." when longer) */
     char ends[512];         /* TRACER::RUN::END of the archive */
+    /* Journals that were there but name no rank (cut short before their
+     * MPI_RANK frame) or cannot be read: their ranks are in the archive
+     * with no events, marked "journal lost"; the others are written. */
+    uint64_t ranks_lost;
+    char lost_journals[512]; /* each as "rank 1 (PATH: why)" ("..." when longer) */
 } tr_convert_report;
 
 /* How many threads beside the model's may write an archive's events
@@ -50,10 +55,13 @@ int tr_writer_convert_sized(const char *journal, const char *archive_dir, uint64
  * job (any order; each names its rank in its MPI_RANK frame): one archive,
  * each rank in its own location group, timestamps corrected to rank 0's
  * clock by ClockOffset definitions. docs/trace-model.md, "An MPI job's
- * archive", is the contract. Fails (-1, r->error) on a journal without an
- * MPI rank, two journals of one rank, or journals of different jobs. Ranks
- * without a journal are listed, not an error. Serial, like
- * tr_writer_convert; not thread-safe. */
+ * archive", is the contract. Fails (-1, r->error) on a whole journal that
+ * never named an MPI rank, two journals of one rank, journals of different
+ * jobs, or when no journal names its rank. Ranks without a journal are
+ * listed, not an error, and so are ranks whose journal is cut short before
+ * it names its rank or cannot be read (r->ranks_lost: their rank is the
+ * number in the file name rank<N>.journal, else the one rank no other
+ * journal names). Serial, like tr_writer_convert; not thread-safe. */
 int tr_writer_convert_job(const char *const *journals, size_t n, const char *archive_dir, tr_convert_report *r);
 
 #endif

@@ -361,6 +361,7 @@ static void desc_empty(tr_rank_desc *d)
     d->rank = -1;
     d->pid = 42;
     d->empty = 1;
+    d->journal_lost = 1; /* as a rank whose journal was lost is described */
     d->crash_signal = 0;
 }
 
@@ -370,6 +371,7 @@ static int desc_equal(const tr_rank_desc *a, const tr_rank_desc *b)
 {
     int eq = a->rank == b->rank && a->pid == b->pid && str_eq(a->hostname, b->hostname) && a->empty == b->empty &&
              a->ended == b->ended && a->crashed == b->crashed && a->truncated == b->truncated &&
+             a->journal_lost == b->journal_lost &&
              a->crash_signal == b->crash_signal && !memcmp(a->small_count, b->small_count, sizeof a->small_count) &&
              !memcmp(a->small_bytes, b->small_bytes, sizeof a->small_bytes) && a->loc_base == b->loc_base &&
              a->group_base == b->group_base && a->win_base == b->win_base && a->nlocations == b->nlocations &&
