@@ -1,3 +1,4 @@
+#define _GNU_SOURCE 1 /* renameat2 */
 #include "session/output_dir.h"
 
 #include <errno.h>
@@ -112,14 +113,89 @@ static int open_claimed(const char *dir, int *lost)
     return -1;
 }
 
-static int create(char *dir, size_t size, int *created, int per_rank);
-
-int tr_output_dir_create(char *dir, size_t size, int *created) { return create(dir, size, created, 1); }
-
-int tr_output_dir_create_job(char *dir, size_t size, int *created) { return create(dir, size, created, 0); }
-
-static int create(char *dir, size_t size, int *created, int per_rank)
+/* Undoes a directory create_whole() made under @tmp: its claim, itself. */
+static void remove_new(int fd, const char *tmp)
 {
+    unlinkat(fd, "traces.otf2", 0);
+    close(fd);
+    rmdir(tmp);
+}
+
+/* Makes @dir with its claim already inside, in one step: the directory is
+ * made under a name of this process's own, claimed there, and renamed to
+ * @dir only if no @dir exists (RENAME_NOREPLACE). So no process ever sees
+ * @dir without its claim. Made in two steps (mkdir, then the claim), two
+ * jobs started at once with one TRACER_OUTPUT took each other's fresh
+ * directories in between (usable_existing: "empty, ours"): one claimed
+ * the directory the other had made, the other went on to a .1, and the one
+ * that had not made its directory could not remove it when it joined its
+ * job, an empty leftover (issue 34, item 9).
+ * Returns the directory's fd; -1 with errno (EEXIST: @dir exists); -2,
+ * nothing changed, when it cannot be done so (no temporary directory can
+ * be made beside @dir, or the file system has no RENAME_NOREPLACE): the
+ * caller then takes the two steps. */
+static int create_whole(const char *dir)
+{
+    static unsigned seq; /* activation and MPI_Init: never at once */
+    char tmp[4200];
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        snprintf(tmp, sizeof tmp, "%s.tracer-new-%ld-%u", dir, (long)getpid(), seq++);
+        if (mkdir(tmp, 0775) == 0) /* less the umask: never writable by others */
+            fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        else if (errno != EEXIST)
+            return -2; /* e.g. a parent not writable, @dir made ahead by the user */
+    }
+    if (fd < 0)
+        return -2;
+    struct stat st;
+    int err = fstat(fd, &st) ? errno : st.st_uid != geteuid() ? EACCES : claim(fd) ? errno : 0;
+    if (err) {
+        remove_new(fd, tmp);
+        errno = err;
+        return -1;
+    }
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE) == 0)
+        return fd;
+    err = errno;
+    remove_new(fd, tmp);
+    errno = err;
+    return err == EINVAL || err == ENOSYS ? -2 : -1;
+}
+
+/* @dir made and claimed: its fd; -1 with errno (EEXIST: the name is taken,
+ * also by a process that claimed it first), or -1 with *told set when a
+ * tracer: line said why. */
+static int make_claimed(const char *dir, int *told)
+{
+    *told = 0;
+    int fd = create_whole(dir);
+    if (fd != -2)
+        return fd;
+    /* The two steps, each safe alone (mkdir reports a taken name first). */
+    if (mkdir(dir, 0775))
+        return -1;
+    int lost;
+    fd = open_claimed(dir, &lost);
+    *told = fd < 0 && !lost;
+    if (lost)
+        errno = EEXIST;
+    return fd;
+}
+
+static int create(char *dir, size_t size, int *created, int per_rank, char *note, size_t note_size);
+
+int tr_output_dir_create(char *dir, size_t size, int *created, char *note, size_t note_size)
+{
+    return create(dir, size, created, 1, note, note_size);
+}
+
+int tr_output_dir_create_job(char *dir, size_t size, int *created) { return create(dir, size, created, 0, 0, 0); }
+
+static int create(char *dir, size_t size, int *created, int per_rank, char *note, size_t note_size)
+{
+    if (note && note_size)
+        note[0] = 0;
     *created = 0;
     const char *env = tr_cfg.output;
     char base[4096];
@@ -161,17 +237,17 @@ static int create(char *dir, size_t size, int *created, int per_rank)
             snprintf(dir, size, "%s", base);
         else
             snprintf(dir, size, "%s.%d", base, i);
-        int lost, fd;
-        if (mkdir(dir, 0775) == 0) { /* less the umask: never writable by others */
+        int lost, told, fd = make_claimed(dir, &told);
+        if (fd >= 0) {
             *created = 1;
-            fd = open_claimed(dir, &lost);
-            if (!lost) {
-                if (i > 0 && fd >= 0)
-                    tr_log("%s %s; writing to %s instead", base, why, dir);
-                return fd;
-            }
-            continue; /* another process reused it between mkdir and claim */
+            if (i > 0 && note && note_size)
+                snprintf(note, note_size, "%s %s; writing to %s instead", base, why, dir);
+            else if (i > 0)
+                tr_log("%s %s; writing to %s instead", base, why, dir);
+            return fd;
         }
+        if (told)
+            return -1;
         int err = errno; /* usable_existing() and taken_reason() call lstat */
         if (err == EEXIST && i == 0) {
             if (usable_existing(dir)) {

@@ -35,6 +35,11 @@ static int active, dir_created, job_mode;
 static void (*end_hook)(void);
 void (*tr_session_job_end_hook)(void);
 static char dir_path[4096], dir_abs[4096];
+/* A rank's "D.rank<N> already holds a trace; writing to D.rank<N>.1
+ * instead", held back until it is known that the directory stays: joining
+ * its job at MPI_Init removes it, and the line would name a directory that
+ * never exists afterwards (issue 34, item 9). */
+static char dir_note[8500];
 
 static void after_fork_child(void)
 {
@@ -104,7 +109,9 @@ static int session_start(void)
                (unsigned long long)tr_cfg.max_memory);
         return -1;
     }
-    int fd = tr_output_dir_create(dir_path, sizeof dir_path, &dir_created);
+    long rank;
+    int launched = tr_lifecycle_launcher_rank(&rank);
+    int fd = tr_output_dir_create(dir_path, sizeof dir_path, &dir_created, launched ? dir_note : 0, sizeof dir_note);
     if (fd < 0) {
         tr_inflight_remove();
         return -1;
@@ -194,6 +201,8 @@ static void session_end(uint64_t end_ticks)
     /* seq_cst with the job end hook: tr_session_in_job() then sees this, or
      * the hook is called below (src/job/job_exit.c needs one of the two) */
     __atomic_store_n(&active, 0, __ATOMIC_SEQ_CST);
+    if (!job_mode && dir_note[0]) /* the directory stays: now the line is true */
+        tr_log("%s", dir_note);
     int dfd = job_mode ? -1 : dir_fd();
     if (job_mode || dfd < 0) {
         /* The job's archive is written from every rank's journal. */
@@ -310,6 +319,7 @@ int tr_session_join_job(int job_fd, const char *job_path, int rank)
     tr_fd_release(&dir);
     keep_dir(fd);
     dir_created = 0;
+    dir_note[0] = 0;
     snprintf(dir_path, sizeof dir_path, "%s", job_path);
     job_mode = 1;
     return 0;
