@@ -40,7 +40,8 @@
 #include <time.h>
 
 /* The order violation: errhandler_invoked with this err_code, raised with a
- * source tick offset of VIOLATION_OFFSET_US (source 0 ticks in us). */
+ * source tick VIOLATION_OFFSET_US before the previous raise's (source 0
+ * ticks in us). */
 #define VIOLATION_ERR_CODE 78
 #define VIOLATION_OFFSET_US (-2000LL)
 
@@ -139,9 +140,13 @@ static void scenario_main(void)
     int32_t pair2[2] = {-2, 0x12345678};
     MUST(dbl.raise("double.weird", -12, 9223372036854775807LL, -1LL, 0LL, (const void *)pair2));
 
+    /* The violation's tick is set 2 ms before a tick read before the
+     * previous instance, so it is below that instance's tick however long the
+     * raise took (a fixed -2 ms was no violation once the previous raise took
+     * over 2 ms: ASan build on a loaded machine). */
+    MPI_Count before77 = dbl.tick(0);
     raise_errhandler(77, 0x54000000u, world, 0);
-    /* 2 ms before the previous instance (raised microseconds ago). */
-    raise_errhandler(VIOLATION_ERR_CODE, 0x54000000u, world, VIOLATION_OFFSET_US);
+    raise_errhandler(VIOLATION_ERR_CODE, 0x54000000u, world, (long long)(before77 - dbl.tick(0)) + VIOLATION_OFFSET_US);
     MUST(dbl.raise("ompi.mpi.errhandler_invoked", 79, MPI_T_BIND_MPI_COMM, 0x54000000ULL, (unsigned long long)world));
 
     /* Source 1: one aggregated memory release. */
