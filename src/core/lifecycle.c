@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/filter.h"
+#include "core/fork_guard.h"
 #include "core/log.h"
 
 enum { ST_IDLE, ST_ACTIVE, ST_ENDED };
@@ -20,8 +21,10 @@ static int state = ST_IDLE;
 static int was_active; /* this process really traced (for the late-events line) */
 static pthread_mutex_t activate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The composition root's table, or NULL when none was linked in. */
-static const tr_lifecycle_ops *root(void) { return &tr_lifecycle_root; }
+/* The composition root's table, or NULL when none was linked in, or in a
+ * child of the traced process: its journal and writer thread are the
+ * parent's (core/fork_guard.h). */
+static const tr_lifecycle_ops *root(void) { return tr_fork_guard_here() ? &tr_lifecycle_root : 0; }
 
 void tr_lifecycle_note_user_region(uint32_t id, const char *name)
 {
@@ -80,6 +83,20 @@ static void after_fork_child(void)
 {
     tr_buf_reset_after_fork();
     __atomic_store_n(&state, ST_ENDED, __ATOMIC_SEQ_CST);
+}
+
+/* A child made without the atfork handlers (glibc's _Fork, a raw clone)
+ * finds out here, on its way out or in: it is left as after fork, and its
+ * end writes nothing, waits for no thread and reports nothing. */
+static int foreign_child(void)
+{
+    if (tr_fork_guard_here())
+        return 0;
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_ENDED || was_active) {
+        after_fork_child();
+        was_active = 0;
+    }
+    return 1;
 }
 
 extern char **environ;
@@ -162,7 +179,7 @@ int tr_lifecycle_activate(const char *why)
 {
     int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (s != ST_IDLE)
-        return s == ST_ACTIVE;
+        return s == ST_ACTIVE && !foreign_child();
     /* Activation is rare and must not race with itself; a lock is fine here. */
     pthread_mutex_lock(&activate_lock);
     if (state == ST_IDLE) {
@@ -174,9 +191,12 @@ int tr_lifecycle_activate(const char *why)
                 tr_log("tracing pid %ld (started by %s); trace goes to %s", (long)getpid(), why,
                        tr_cfg.output[0] ? tr_cfg.output : "./tracer-<exe>-<date>-<pid>");
         }
+        if (state == ST_IDLE)
+            tr_fork_guard_claim();
         if (state == ST_IDLE && root() && root()->start && root()->start()) {
             state = ST_ENDED;
         } else if (state == ST_IDLE) {
+            tr_log_keep_stderr();
             pthread_atfork(0, 0, after_fork_child);
             if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");
@@ -191,7 +211,7 @@ int tr_lifecycle_activate(const char *why)
 
 int tr_lifecycle_active(void)
 {
-    return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE;
+    return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE && tr_fork_guard_here();
 }
 
 static int ended_early; /* at MPI_Finalize: later events are expected, and not in the trace */
@@ -256,6 +276,8 @@ void tr_lifecycle_exec_failed(int err)
 
 void tr_lifecycle_end(const char *why)
 {
+    if (foreign_child())
+        return;
     int expect = ST_ACTIVE;
     if (!__atomic_compare_exchange_n(&state, &expect, ST_ENDED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
