@@ -18,8 +18,8 @@
  * A signal from outside that the program ignores when tracing starts is
  * left alone: a handler would change what an ignored signal does (it would
  * interrupt system calls, and a program exec'd from this one would no longer
- * inherit the ignoring, as under nohup). The program's SA_RESTART and
- * SA_ONSTACK are kept.
+ * inherit the ignoring, as under nohup). The program's handler keeps its
+ * SA_RESTART and SA_ONSTACK.
  *
  * A signal is the end of the run only when it is fatal. When the program had
  * a handler of its own for it before tracing started, that handler runs
@@ -253,9 +253,11 @@ void tr_crash_install(void)
         }
         if (sigaction(sig, 0, &previous[i]) || previous[i].sa_handler == SIG_IGN)
             continue;
-        /* The program's handler, if any, runs on the stack it asked for. */
+        /* The program's handler runs on the stack it asked for; tracer's
+         * alone runs on its own (a thread deep in its stack has room left
+         * there to save the journal). */
         struct sigaction own = sa;
-        own.sa_flags |= previous[i].sa_flags & (SA_RESTART | SA_ONSTACK);
+        own.sa_flags |= is_handler(&previous[i]) ? previous[i].sa_flags & (SA_RESTART | SA_ONSTACK) : SA_ONSTACK;
         sigaction(sig, &own, 0);
     }
 }
