@@ -84,7 +84,13 @@ def simple(c, tmp, mode, name, file_arg=False):
     c.equal(plain.returncode, -getattr(signal, name), "%s: exit status without tracer" % what)
     out = os.path.join(tmp, "t-" + mode)
     p = popen(args, tmp, True, out, stdout=subprocess.PIPE)
-    stdout, err = p.communicate(timeout=120)
+    try:
+        stdout, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        c.check(False, "%s: hangs (killed after 120 s)" % what)
+        return
     check_death(c, what, tmp, out, name, p, err, N, stdout, plain.stdout)
 
 

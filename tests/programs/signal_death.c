@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracer.h"
@@ -97,8 +98,13 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "virtual") || !strcmp(mode, "prof")) {
         struct itimerval t = {{0, 10000}, {0, 10000}};
         setitimer(!strcmp(mode, "prof") ? ITIMER_PROF : ITIMER_VIRTUAL, &t, 0);
-        for (volatile unsigned long spin = 0;; spin++)
-            ;
+        for (;;) { /* user time for the timers; a call now and then (a
+                    * sanitizer's runtime delivers a signal in one) */
+            for (volatile unsigned long spin = 0; spin < 100000; spin++)
+                ;
+            struct timespec none = {0, 0};
+            nanosleep(&none, 0);
+        }
     }
     if (!strcmp(mode, "fsize")) {
         int fd = file ? open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
