@@ -86,16 +86,17 @@ static void after_fork_child(void)
 }
 
 /* A child made without the atfork handlers (glibc's _Fork, a raw clone)
- * finds out here, on its way out or in: it is left as after fork, and its
- * end writes nothing, waits for no thread and reports nothing. */
+ * finds out here, on its way out or in: its run is over before it began,
+ * and its end writes nothing, waits for no thread and counts nothing (the
+ * late-events count would read the pool, which it does not have). Its
+ * records are refused already (core/buf.h). Nothing else is reset: the
+ * buffers' state is its parent's threads', left as it is. */
 static int foreign_child(void)
 {
     if (tr_fork_guard_here())
         return 0;
-    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_ENDED || was_active) {
-        after_fork_child();
-        was_active = 0;
-    }
+    __atomic_store_n(&state, ST_ENDED, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&was_active, 0, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -201,7 +202,7 @@ int tr_lifecycle_activate(const char *why)
             if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");
             tr_buf_start();
-            was_active = 1;
+            __atomic_store_n(&was_active, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&state, ST_ACTIVE, __ATOMIC_RELEASE);
         }
     }
@@ -261,7 +262,7 @@ unsigned tr_lifecycle_before_exec(int end)
         tr_lifecycle_end("exec");
         __atomic_store_n(&ended_by_exec, 1, __ATOMIC_RELEASE);
     }
-    return was_active || exec_seq ? exec_seq + 1 : 0;
+    return __atomic_load_n(&was_active, __ATOMIC_RELAXED) || exec_seq ? exec_seq + 1 : 0;
 }
 
 void tr_lifecycle_exec_failed(int err)
@@ -299,7 +300,7 @@ __attribute__((destructor)) static void end_at_unload(void)
     tr_lifecycle_end("unload");
     /* Whatever the runtime reported after the archive was written is not in
      * it; say so rather than hide the gap. */
-    uint64_t late = was_active ? tr_buf_refused_total() : 0;
+    uint64_t late = __atomic_load_n(&was_active, __ATOMIC_RELAXED) ? tr_buf_refused_total() : 0;
     /* An MPI job's trace ends in MPI_Finalize, as documented: what comes
      * after is no surprise, so it is only reported on request. */
     if (late && (!ended_early || tr_cfg.verbose))
