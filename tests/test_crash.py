@@ -4,7 +4,9 @@ normally (SIGSEGV, abort, _exit, SIGKILL) leave a journal that
 `tracer recover DIR` turns into an archive holding every event recorded
 before the end (the crash handler flushes everything, on a fault, abort,
 SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU sent to the process, and _exit
-right after the last event; SIGKILL comes 3 flush intervals after it). A SIGHUP ignored
+right after the last event; SIGKILL comes 3 flush intervals after it). A
+death by a signal prints one tracer: line naming the journal and `tracer
+recover` (test_signal_death.py has the other signals). A SIGHUP ignored
 before tracing starts stays ignored; a SIGTERM handler of the program's own
 runs, and the run goes on. The application's behaviour (exit
 status, its own SIGSEGV handler) is unchanged. Also `tracer recover`'s
@@ -94,8 +96,14 @@ def check_marks(c, what, t, n):
             "(the name was registered before any event)" % what)
 
 
+def death_line(signame, out):
+    """The one line a run that a signal ends prints (issue 34 item 3)."""
+    return ("tracer: %s ends the run; every event recorded is in the journal %s/tracer.journal: "
+            "'tracer recover %s' writes the trace" % (signame, out, out))
+
+
 def crash_case(c, tmp, mode, want_rc, want_stdout, extra_args=(), n=N, want_marks=None,
-               want_how=None):
+               want_how=None, signame=None):
     what = mode
     bin_ = h.env_path("TEST_CRASH_BIN")
     args = [bin_, mode, str(n)] + list(extra_args)
@@ -106,7 +114,10 @@ def crash_case(c, tmp, mode, want_rc, want_stdout, extra_args=(), n=N, want_mark
         c.equal(p.returncode, want_rc, "%s: exit status %s" % (what, label))
         c.equal(p.stdout.decode(errors="replace"), want_stdout, "%s: stdout %s" % (what, label))
         no_sanitizer(c, "%s %s" % (what, label), p)
-    c.equal(tracer_lines(traced), [], "%s: tracer: lines of the dying run" % what)
+    # a signal's end says where the journal is (the program's own handler
+    # ending the process included); _exit and SIGKILL say nothing
+    c.equal(tracer_lines(traced), [death_line(signame, out)] if signame else [],
+            "%s: tracer: lines of the dying run" % what)
     if not c.check(os.path.isfile(os.path.join(out, "tracer.journal")),
                    "%s: no journal in %s: %r" % (what, out, os.listdir(out)
                                                  if os.path.isdir(out) else None)):
@@ -130,9 +141,9 @@ def main():
     try:
         sleep = str(3 * FLUSH_MS)
         crash_case(c, tmp, "segv", -signal.SIGSEGV, "", want_marks=N,
-                   want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV)
+                   want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV, signame="SIGSEGV")
         crash_case(c, tmp, "abort", -signal.SIGABRT, "", want_marks=N,
-                   want_how=r"died of a signal, signal %d\)" % signal.SIGABRT)
+                   want_how=r"died of a signal, signal %d\)" % signal.SIGABRT, signame="SIGABRT")
         # _exit right after the last event: everything is saved, and the
         # journal says how the run ended
         crash_case(c, tmp, "_exit", 5, "", extra_args=["0"], want_marks=N,
@@ -145,7 +156,7 @@ def main():
         for mode, sig in (("term", signal.SIGTERM), ("int", signal.SIGINT), ("hup", signal.SIGHUP),
                           ("quit", signal.SIGQUIT), ("xcpu", signal.SIGXCPU)):
             crash_case(c, tmp, mode, -sig, "", want_marks=N,
-                       want_how=r"died of a signal, signal %d\)" % sig)
+                       want_how=r"died of a signal, signal %d\)" % sig, signame=signal.Signals(sig).name)
         # SIGHUP ignored before tracing starts (nohup) stays ignored, and a
         # SIGTERM handler of the program's own still runs: both runs go on
         # and end normally, with the trace written at exit
@@ -169,14 +180,14 @@ def main():
         # stack (sanitizers handle this fault themselves: plain builds only)
         if not os.environ.get("TEST_SANITIZER_PRELOAD"):
             crash_case(c, tmp, "overflow", -signal.SIGSEGV, "", want_marks=N,
-                       want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV)
+                       want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV, signame="SIGSEGV")
         # the application's own SIGSEGV handler, installed before tracing
         # starts, still runs (tracer chains to it) and its exit code stays
         crash_case(c, tmp, "own", 3, "own handler\n", want_marks=N,
-                   want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV)
+                   want_how=r"died of a signal, signal %d\)" % signal.SIGSEGV, signame="SIGSEGV")
 
         # an open user region at the crash: closed, marked incomplete
-        t = crash_case(c, tmp, "region", -signal.SIGSEGV, "")
+        t = crash_case(c, tmp, "region", -signal.SIGSEGV, "", signame="SIGSEGV")
         if t is not None:
             seq = []
             for loc in t.cpu_threads():

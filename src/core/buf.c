@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fork_guard.h"
 #include "core/inflight.h"
 #include "core/log.h"
 
 _Static_assert(sizeof(tr_chunk) == TR_CHUNK_BYTES, "chunk is exactly TR_CHUNK_BYTES");
 
-int tr_buf_recording;
+static int recording_static; /* until a page wiped in children is had (no claim: unit tests) */
+int *tr_buf_recording_word = &recording_static;
 int tr_buf_ever_recorded;
 __thread tr_tbuf *tr_buf_tls __attribute__((tls_model("initial-exec")));
 __thread int tr_buf_never_block __attribute__((tls_model("initial-exec")));
@@ -72,6 +74,8 @@ static void full_fence_all_threads(void)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+static int *recording(void) { return __atomic_load_n(&tr_buf_recording_word, __ATOMIC_RELAXED); }
+
 int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop, int inflight)
 {
     uint64_t n = max_memory / TR_CHUNK_BYTES;
@@ -93,13 +97,16 @@ int tr_buf_init(uint64_t max_memory, uint64_t per_thread, int drop, int inflight
         quota = 2;
     drop_mode = drop;
     use_membarrier = register_membarrier();
+    int *word = tr_fork_guard_word(); /* NULL: this process claimed no tracing, or the kernel is old */
+    if (word)
+        __atomic_store_n(&tr_buf_recording_word, word, __ATOMIC_RELEASE);
     tr_buf_ever_recorded = 1;
     return 0;
 }
 
 void tr_buf_start(void)
 {
-    __atomic_store_n(&tr_buf_recording, TR_BUF_ON | (use_membarrier ? 0 : TR_BUF_FENCE), __ATOMIC_RELEASE);
+    __atomic_store_n(recording(), TR_BUF_ON | (use_membarrier ? 0 : TR_BUF_FENCE), __ATOMIC_RELEASE);
 }
 
 /* ABA-safe: the tag changes on every successful pop and push. */
@@ -298,7 +305,7 @@ static tr_record *reserve_slow(tr_tbuf *b)
             __atomic_store_n(&b->cur, c, __ATOMIC_RELEASE);
             return &c->rec[first];
         }
-        if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED)) {
+        if (!__atomic_load_n(recording(), __ATOMIC_RELAXED)) {
             count_dropped(b);
             return no_slot(b);
         }
@@ -342,7 +349,7 @@ static tr_record *reserve_first(void)
     __atomic_fetch_add(&registering, 1, __ATOMIC_SEQ_CST);
     tr_record *r = 0;
     tr_tbuf *b = 0;
-    if (!__atomic_load_n(&tr_buf_recording, __ATOMIC_SEQ_CST))
+    if (!__atomic_load_n(recording(), __ATOMIC_SEQ_CST))
         __atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED);
     else if (!(b = tbuf_register())) {
         tr_log_once(&oom_once, "out of memory for thread buffers; events are being dropped");
@@ -398,7 +405,7 @@ void tr_buf_count_refused(void)
 
 void tr_buf_stop(void)
 {
-    __atomic_store_n(&tr_buf_recording, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(recording(), 0, __ATOMIC_SEQ_CST);
 }
 
 static int someone_recording(void)
@@ -572,7 +579,7 @@ tr_chunk *tr_buf_pool_chunk(uint32_t i)
 
 void tr_buf_reset_after_fork(void)
 {
-    tr_buf_recording = 0;
+    __atomic_store_n(recording(), 0, __ATOMIC_RELAXED);
     /* The pool is not mapped in the child (MADV_DONTFORK): nothing may
      * look at it, nor remove the parent's file. */
     pool = 0;

@@ -94,12 +94,19 @@ struct __attribute__((aligned(64))) tr_tbuf {
     uint32_t asked;
 };
 
-/* Nonzero while records are accepted (between activation and the end):
- * TR_BUF_ON, plus TR_BUF_FENCE where the kernel has no membarrier and the
- * hot path must fence by itself. Set by tr_buf_start(). */
-extern int tr_buf_recording;
+/* Where the word lives that is nonzero while records are accepted (between
+ * activation and the end): TR_BUF_ON, plus TR_BUF_FENCE where the kernel has
+ * no membarrier and the hot path must fence by itself. Set by tr_buf_start().
+ * It is on a page the kernel zeroes in a child (core/fork_guard.h): a child
+ * made without atfork handlers (_Fork, a raw clone) records nothing and never
+ * touches the pool, which it does not have. */
+extern int *tr_buf_recording_word;
 #define TR_BUF_ON 1
 #define TR_BUF_FENCE 2
+static inline int tr_buf_recording(void)
+{
+    return __atomic_load_n(__atomic_load_n(&tr_buf_recording_word, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
 /* Nonzero once tracing started in this process. */
 extern int tr_buf_ever_recorded;
 
@@ -119,7 +126,7 @@ void tr_buf_count_refused(void);
 static inline tr_record *tr_buf_reserve(void)
 {
     tr_tbuf *b = tr_buf_tls;
-    int on = __atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED);
+    int on = tr_buf_recording();
     if (__builtin_expect(!on, 0)) {
         tr_buf_count_refused();
         return 0;

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/filter.h"
+#include "core/fork_guard.h"
 #include "core/log.h"
 
 enum { ST_IDLE, ST_ACTIVE, ST_ENDED };
@@ -20,8 +21,10 @@ static int state = ST_IDLE;
 static int was_active; /* this process really traced (for the late-events line) */
 static pthread_mutex_t activate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The composition root's table, or NULL when none was linked in. */
-static const tr_lifecycle_ops *root(void) { return &tr_lifecycle_root; }
+/* The composition root's table, or NULL when none was linked in, or in a
+ * child of the traced process: its journal and writer thread are the
+ * parent's (core/fork_guard.h). */
+static const tr_lifecycle_ops *root(void) { return tr_fork_guard_here() ? &tr_lifecycle_root : 0; }
 
 void tr_lifecycle_note_user_region(uint32_t id, const char *name)
 {
@@ -80,6 +83,21 @@ static void after_fork_child(void)
 {
     tr_buf_reset_after_fork();
     __atomic_store_n(&state, ST_ENDED, __ATOMIC_SEQ_CST);
+}
+
+/* A child made without the atfork handlers (glibc's _Fork, a raw clone)
+ * finds out here, on its way out or in: its run is over before it began,
+ * and its end writes nothing, waits for no thread and counts nothing (the
+ * late-events count would read the pool, which it does not have). Its
+ * records are refused already (core/buf.h). Nothing else is reset: the
+ * buffers' state is its parent's threads', left as it is. */
+static int foreign_child(void)
+{
+    if (tr_fork_guard_here())
+        return 0;
+    __atomic_store_n(&state, ST_ENDED, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&was_active, 0, __ATOMIC_RELAXED);
+    return 1;
 }
 
 extern char **environ;
@@ -162,7 +180,7 @@ int tr_lifecycle_activate(const char *why)
 {
     int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (s != ST_IDLE)
-        return s == ST_ACTIVE;
+        return s == ST_ACTIVE && !foreign_child();
     /* Activation is rare and must not race with itself; a lock is fine here. */
     pthread_mutex_lock(&activate_lock);
     if (state == ST_IDLE) {
@@ -174,14 +192,17 @@ int tr_lifecycle_activate(const char *why)
                 tr_log("tracing pid %ld (started by %s); trace goes to %s", (long)getpid(), why,
                        tr_cfg.output[0] ? tr_cfg.output : "./tracer-<exe>-<date>-<pid>");
         }
+        if (state == ST_IDLE)
+            tr_fork_guard_claim();
         if (state == ST_IDLE && root() && root()->start && root()->start()) {
             state = ST_ENDED;
         } else if (state == ST_IDLE) {
+            tr_log_keep_stderr();
             pthread_atfork(0, 0, after_fork_child);
             if (on_exit(end_at_exit, 0) != 0)
                 tr_log("cannot register the exit handler; the trace is written at unload");
             tr_buf_start();
-            was_active = 1;
+            __atomic_store_n(&was_active, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&state, ST_ACTIVE, __ATOMIC_RELEASE);
         }
     }
@@ -191,7 +212,7 @@ int tr_lifecycle_activate(const char *why)
 
 int tr_lifecycle_active(void)
 {
-    return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE;
+    return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_ACTIVE && tr_fork_guard_here();
 }
 
 static int ended_early; /* at MPI_Finalize: later events are expected, and not in the trace */
@@ -241,7 +262,7 @@ unsigned tr_lifecycle_before_exec(int end)
         tr_lifecycle_end("exec");
         __atomic_store_n(&ended_by_exec, 1, __ATOMIC_RELEASE);
     }
-    return was_active || exec_seq ? exec_seq + 1 : 0;
+    return __atomic_load_n(&was_active, __ATOMIC_RELAXED) || exec_seq ? exec_seq + 1 : 0;
 }
 
 void tr_lifecycle_exec_failed(int err)
@@ -256,6 +277,8 @@ void tr_lifecycle_exec_failed(int err)
 
 void tr_lifecycle_end(const char *why)
 {
+    if (foreign_child())
+        return;
     int expect = ST_ACTIVE;
     if (!__atomic_compare_exchange_n(&state, &expect, ST_ENDED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
@@ -277,7 +300,7 @@ __attribute__((destructor)) static void end_at_unload(void)
     tr_lifecycle_end("unload");
     /* Whatever the runtime reported after the archive was written is not in
      * it; say so rather than hide the gap. */
-    uint64_t late = was_active ? tr_buf_refused_total() : 0;
+    uint64_t late = __atomic_load_n(&was_active, __ATOMIC_RELAXED) ? tr_buf_refused_total() : 0;
     /* An MPI job's trace ends in MPI_Finalize, as documented: what comes
      * after is no surprise, so it is only reported on request. */
     if (late && (!ended_early || tr_cfg.verbose))

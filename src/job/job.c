@@ -154,7 +154,7 @@ static void write_job_archive(void)
                (unsigned long long)r.ranks, r.ranks == 1 ? "" : "s", job.dir, (unsigned long long)r.events,
                1e3 * t.total_s, 1e3 * t.events_s, 1e3 * t.unify_s, 1e3 * t.local_s, 1e3 * t.global_s);
     if (job.rank == 0 && tr_cfg.summary)
-        tr_summary_report_fd(STDERR_FILENO, job.dir, job.dir);
+        tr_summary_report_fd(tr_log_fd(), job.dir, job.dir);
 }
 
 void tr_job_before_finalize(void)

@@ -138,7 +138,7 @@ static void write_archive(int dfd, int jfd)
                (unsigned long long)r.ranks, r.ranks == 1 ? "" : "s", ex.dir, (unsigned long long)r.events, ex.rank,
                1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
     if (tr_cfg.summary)
-        tr_summary_report_fd(STDERR_FILENO, base, ex.dir);
+        tr_summary_report_fd(tr_log_fd(), base, ex.dir);
 }
 
 static void arrive(void)

@@ -74,7 +74,7 @@ static inline int put(enum tr_omp_event sub, uint8_t phase, int32_t dev, uint64_
 {
     /* The runtime's own team waking up to shut down, after the trace was
      * written: its teardown, not counted as the program's late events. */
-    if (__builtin_expect(!__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED), 0) && id &&
+    if (__builtin_expect(!tr_buf_recording(), 0) && id &&
         id == __atomic_load_n(&runtime_team, __ATOMIC_RELAXED))
         return 0;
     uint64_t t = tr_clock_ticks();
@@ -115,7 +115,7 @@ static inline uint64_t parallel_id(const ompt_data_t *parallel_data, const ompt_
  * something is missing). Anything else after the end still is. */
 static inline int teardown_after_end(void)
 {
-    return !__atomic_load_n(&tr_buf_recording, __ATOMIC_RELAXED);
+    return !tr_buf_recording();
 }
 
 /* The OpenMP runtime's mapped range, written once before any callback. */

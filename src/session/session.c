@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/fd_keep.h"
+#include "core/fork_guard.h"
 #include "core/inflight.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
@@ -132,6 +133,7 @@ static int session_start(void)
         tr_inflight_remove();
         return -1;
     }
+    tr_crash_set_dir(dir_path);
     tr_crash_install();
     active = 1;
     pthread_atfork(0, 0, after_fork_child);
@@ -236,7 +238,10 @@ static void session_end(uint64_t end_ticks)
     fd_path(jpath, sizeof jpath, journal.fd, fallback);
 
     tr_convert_report r;
-    if (tr_writer_convert(jpath, apath, &r)) {
+    tr_crash_writing_trace(1);
+    int failed = tr_writer_convert(jpath, apath, &r);
+    tr_crash_writing_trace(0);
+    if (failed) {
         if (!strcmp(r.error, "the journal holds no events")) {
             if (tr_cfg.verbose)
                 tr_log("no events were recorded; no trace written");
@@ -259,25 +264,29 @@ static void session_end(uint64_t end_ticks)
                    "where",
                    (unsigned long long)r.lost);
         if (tr_cfg.summary) /* read back through the same path the archive was written to */
-            tr_summary_report_fd(STDERR_FILENO, apath, dir_path);
+            tr_summary_report_fd(tr_log_fd(), apath, dir_path);
     }
     tr_fd_release(&journal);
     tr_fd_release(&dir);
 }
 
+/* Recording, in this process: not in a child made without atfork handlers
+ * (_Fork, a raw clone), which has a copy of active (core/fork_guard.h). */
+static int active_here(void) { return __atomic_load_n(&active, __ATOMIC_SEQ_CST) && tr_fork_guard_here(); }
+
 void tr_session_before_abort(int errorcode)
 {
-    if (!__atomic_load_n(&active, __ATOMIC_SEQ_CST))
+    if (!active_here())
         return;
     tr_crash_save_journal(tr_crash_mpi_abort(errorcode));
     __atomic_store_n(&active, 0, __ATOMIC_SEQ_CST);
 }
 
-int tr_session_in_job(void) { return __atomic_load_n(&active, __ATOMIC_SEQ_CST) && job_mode; }
+int tr_session_in_job(void) { return active_here() && job_mode; }
 
 int tr_session_dir_dup(char *path, size_t size)
 {
-    int dfd = active && !job_mode ? dir_fd() : -1;
+    int dfd = active_here() && !job_mode ? dir_fd() : -1;
     if (dfd < 0)
         return -1;
     snprintf(path, size, "%s", dir_path);
@@ -286,7 +295,7 @@ int tr_session_dir_dup(char *path, size_t size)
 
 int tr_session_join_job(int job_fd, const char *job_path, int rank)
 {
-    if (!active || job_mode)
+    if (!active_here() || job_mode)
         return 0;
     int dfd = dir_fd();
     if (dfd < 0) {
@@ -309,6 +318,7 @@ int tr_session_join_job(int job_fd, const char *job_path, int rank)
         return -1;
     }
     tr_journal_moved();
+    tr_crash_quiet(); /* the launcher ends a job's ranks together, and says so */
     struct stat a, b;
     int same = !fstat(dfd, &a) && !fstat(job_fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
     if (!same) {

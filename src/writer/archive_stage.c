@@ -10,10 +10,68 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define STAGE_PREFIX ".tracer-stage-"
+
+/* The stage being written by this process, for a signal handler
+ * (tr_stage_abandon): its own duplicates of the descriptors, which nothing
+ * else closes, and the stage's file, to check the number still names it.
+ * CREATING: the name is chosen and the directory may exist (fd not yet). */
+enum { NO_STAGE, CREATING, LIVE, ABANDONED };
+static int live_state = NO_STAGE;
+static struct {
+    int dir, fd;
+    dev_t dev;
+    ino_t ino;
+    char name[40];
+} live = {-1, -1, 0, 0, ""};
+
+/* Before the stage @name is made in @dir. */
+static void announce(int dir, const char *name)
+{
+    if (__atomic_load_n(&live_state, __ATOMIC_ACQUIRE) != NO_STAGE)
+        return;
+    live.dir = fcntl(dir, F_DUPFD_CLOEXEC, 0);
+    live.fd = -1;
+    snprintf(live.name, sizeof live.name, "%s", name);
+    if (live.dir >= 0)
+        __atomic_store_n(&live_state, CREATING, __ATOMIC_RELEASE);
+}
+
+/* The stage is made and open. */
+static void publish(const tr_stage *s)
+{
+    struct stat st;
+    if (__atomic_load_n(&live_state, __ATOMIC_ACQUIRE) != CREATING || fstat(s->fd, &st))
+        return;
+    live.dev = st.st_dev;
+    live.ino = st.st_ino;
+    live.fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+    int expect = CREATING;
+    if (live.fd >= 0)
+        __atomic_compare_exchange_n(&live_state, &expect, LIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* Before the stage is committed, discarded or left, or when it could not be
+ * made: 0 when a dying process's handler took it (it is being removed:
+ * leave it alone). */
+static int unpublish(const char *name)
+{
+    if (strcmp(live.name, name))
+        return 1; /* another stage (one joined, not made here) */
+    for (int expect = __atomic_load_n(&live_state, __ATOMIC_ACQUIRE); expect == CREATING || expect == LIVE;) {
+        if (__atomic_compare_exchange_n(&live_state, &expect, NO_STAGE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            close(live.dir);
+            if (live.fd >= 0)
+                close(live.fd);
+            return 1;
+        }
+    }
+    return __atomic_load_n(&live_state, __ATOMIC_ACQUIRE) != ABANDONED;
+}
 
 /* /proc/self/fd/N when it leads to @fd's directory, else @fallback/@name. */
 static void stage_path(tr_stage *s, const char *fallback)
@@ -51,12 +109,19 @@ int tr_stage_create(tr_stage *s, int dir, const char *dir_path, char *err, size_
         if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
             r = (uint64_t)time(0) * 2654435761u ^ (uint64_t)getpid() << 20 ^ (uint64_t)i * 0x9e3779b97f4a7c15u;
         snprintf(name, sizeof name, STAGE_PREFIX "%012llx", (unsigned long long)(r & 0xffffffffffffull));
+        announce(dir, name);
         if (mkdirat(dir, name, 0700) == 0) {
-            if (open_private(s, name, err, size))
+            if (open_private(s, name, err, size)) {
+                unpublish(name);
                 return -1;
+            }
             stage_path(s, dir_path);
+            publish(s);
             return 0;
         }
+        int e = errno;
+        unpublish(name);
+        errno = e;
         if (errno != EEXIST)
             break;
     }
@@ -161,6 +226,10 @@ int tr_stage_commit(tr_stage *s, char *err, size_t size)
     static const char *const parts[] = {TRV_ARCHIVE_NAME, TRV_ARCHIVE_NAME ".def"};
     enum { NPARTS = sizeof parts / sizeof *parts };
     int moved[NPARTS] = {0};
+    if (!unpublish(s->name)) {
+        snprintf(err, size, "the process is dying of a signal");
+        return -1;
+    }
     not_writable_by_others(s->fd, 0);
     const char *failed = 0;
     for (int i = 0; i < NPARTS && !failed; i++) {
@@ -201,7 +270,7 @@ void tr_stage_error(const tr_stage *s, char *err, size_t size, const char *otf2)
 
 void tr_stage_discard(tr_stage *s)
 {
-    if (s->fd < 0)
+    if (s->fd < 0 || !unpublish(s->name))
         return;
     remove_all(s->fd);
     unlinkat(s->dir, s->name, AT_REMOVEDIR);
@@ -210,7 +279,62 @@ void tr_stage_discard(tr_stage *s)
 
 void tr_stage_leave(tr_stage *s)
 {
-    if (s->fd >= 0)
+    if (s->fd >= 0 && unpublish(s->name))
         close(s->fd);
     s->fd = -1;
+}
+
+/* remove_all with system calls only (getdents64: readdir may allocate). */
+static void remove_all_raw(int fd, int depth)
+{
+    char buf[4096] __attribute__((aligned(8)));
+    lseek(fd, 0, SEEK_SET);
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n <= 0)
+            return;
+        for (long off = 0; off < n;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *e = (void *)(buf + off);
+            off += e->reclen;
+            if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+                continue;
+            if (unlinkat(fd, e->name, 0) && errno == EISDIR && depth < 2) {
+                int sub = openat(fd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0) {
+                    remove_all_raw(sub, depth + 1);
+                    close(sub);
+                }
+                unlinkat(fd, e->name, AT_REMOVEDIR);
+            }
+        }
+    }
+}
+
+int tr_stage_abandon(void)
+{
+    int was = __atomic_load_n(&live_state, __ATOMIC_ACQUIRE);
+    if ((was != CREATING && was != LIVE) ||
+        !__atomic_compare_exchange_n(&live_state, &was, ABANDONED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 0;
+    if (was == CREATING) { /* made just now, if at all: nothing in it yet */
+        unlinkat(live.dir, live.name, AT_REMOVEDIR);
+        return 1;
+    }
+    struct stat st;
+    if (fstat(live.fd, &st) || st.st_dev != live.dev || st.st_ino != live.ino)
+        return 0; /* the program took the number: not ours to empty */
+    /* Other threads of this process may still be writing files in it: once
+     * the stage is gone from the directory, no new file can be made in it. */
+    for (int pass = 0; pass < 16; pass++) {
+        remove_all_raw(live.fd, 0);
+        if (!unlinkat(live.dir, live.name, AT_REMOVEDIR) || errno == ENOENT)
+            break;
+    }
+    return 1;
 }

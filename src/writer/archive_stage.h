@@ -51,4 +51,10 @@ void tr_stage_discard(tr_stage *s);
  * not the one that commits or discards). */
 void tr_stage_leave(tr_stage *s);
 
+/* The process is about to die of a signal (session/crash.c): removes the
+ * stage this process made and is writing an archive in, if any, with
+ * everything in it; the stage's later steps then do nothing. Returns 1 when
+ * there was one. Async-signal-safe; once. */
+int tr_stage_abandon(void);
+
 #endif

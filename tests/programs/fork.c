@@ -8,12 +8,21 @@
  * MODE segv:   the child records C regions, then dies of SIGSEGV.
  * MODE exec:   the child execs PROGRAM ARGS (a traced program; it starts
  *              afresh and writes a trace of its own).
+ * MODE _Fork, clone: the child is made without atfork handlers, by glibc's
+ *              _Fork() or the raw clone system call (SIGCHLD only); it
+ *              records C regions, registers the region "late" and marks it,
+ *              then exit(7)s. With the suffix _exit: _exit(7) instead; with
+ *              _term: it dies of SIGTERM (kill to itself); with _idle: it
+ *              records nothing and exit(7)s at once.
  * stdout: "fork: child status S" where S is the exit code, or "sig N". */
+#define _GNU_SOURCE 1 /* _Fork */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -41,6 +50,30 @@ static void *child_thread(void *arg)
     return NULL;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* A child that runs no atfork handler: only system calls and the tracer
+ * API, then its end. */
+static void raw_child(const char *mode)
+{
+    if (ends_with(mode, "_idle"))
+        exit(7); /* records nothing: only the end of the run is in question */
+    child_work();
+    tracer_region_t late = tracer_region_register("late");
+    tracer_mark(late, 1);
+    if (ends_with(mode, "_term")) {
+        kill(getpid(), SIGTERM);
+        _exit(8);
+    }
+    if (ends_with(mode, "_exit"))
+        _exit(7);
+    exit(7);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -56,11 +89,16 @@ int main(int argc, char **argv)
         tracer_region_end(parent);
     }
     fflush(stdout);
-    pid_t pid = fork();
+    int raw = !strncmp(mode, "_Fork", 5) || !strncmp(mode, "clone", 5);
+    pid_t pid = !strncmp(mode, "_Fork", 5)   ? _Fork()
+                : !strncmp(mode, "clone", 5) ? (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0)
+                                             : fork();
     if (pid < 0) {
         printf("fork: fork failed\n");
         return 1;
     }
+    if (pid == 0 && raw)
+        raw_child(mode);
     if (pid == 0) {
         if (!strcmp(mode, "exec")) {
             if (argc < 3)
