@@ -94,10 +94,12 @@ static void load_start(tr_journal_data *jd, const unsigned char *p, uint64_t n)
     }
 }
 
-static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
+/* A span's symbol (code_spans.h) after an unload, @since != 0, is found
+ * through the index's spans; the first span's, by its address. */
+static int load_symbol(tr_journal_data *jd, tr_journal_index *ix, uint64_t since, const unsigned char *p, uint64_t n)
 {
     if (n < sizeof(tr_journal_symbol))
-        return;
+        return 0;
     tr_journal_symbol s;
     memcpy(&s, p, sizeof s);
     const char *texts[3] = {0, 0, 0};
@@ -111,9 +113,11 @@ static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
         off += len + 1;
     }
     size_t cap = jd->capsymbols;
-    if (tr_u64map_get(&jd->symbol_index, s.codeptr, 0) ||
-        grow((void **)&jd->symbols, &cap, jd->nsymbols, sizeof *jd->symbols))
-        return;
+    if (since ? !s.codeptr || tr_code_spans_named(&ix->spans, s.codeptr, since)
+              : tr_u64map_get(&jd->symbol_index, s.codeptr, 0))
+        return 0;
+    if (grow((void **)&jd->symbols, &cap, jd->nsymbols, sizeof *jd->symbols))
+        return -1;
     jd->capsymbols = (uint32_t)cap;
     tr_jsymbol *j = &jd->symbols[jd->nsymbols];
     *j = (tr_jsymbol){.codeptr = s.codeptr, .line = s.line, .kernel_line = s.kernel_line};
@@ -124,7 +128,10 @@ static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
         j->file = jd->strings[idx];
     if (texts[2] && !add_string(jd, texts[2], 4096, &idx))
         j->kernel = jd->strings[idx];
+    if (since)
+        return tr_code_spans_add_symbol(&ix->spans, s.codeptr, since, jd->nsymbols++);
     tr_u64map_put(&jd->symbol_index, s.codeptr ? s.codeptr : 1, jd->nsymbols++);
+    return 0;
 }
 
 static void load_end(tr_journal_data *jd, const unsigned char *p, uint64_t n)
@@ -183,7 +190,20 @@ static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, co
         break;
     }
     case TR_FRAME_SYMBOL:
-        load_symbol(jd, p, bytes);
+        if (load_symbol(jd, ctx->ix, h->seq, p, bytes)) {
+            ctx->oom = 1;
+            return 1;
+        }
+        break;
+    case TR_FRAME_UNLOAD:
+        if (bytes >= sizeof(tr_journal_unload)) {
+            tr_journal_unload u;
+            memcpy(&u, p, sizeof u);
+            if (tr_code_spans_add_unload(&ctx->ix->spans, &u)) {
+                ctx->oom = 1;
+                return 1;
+            }
+        }
         break;
     case TR_FRAME_VARIABLE: {
         if (bytes <= sizeof(tr_journal_variable))
@@ -424,6 +444,7 @@ static int load_or_fail(const char *path, tr_journal_data *jd, int keep, char *e
     }
     calibrate(jd);
     ix->clock = jd->clock;
+    tr_code_spans_finish(&ix->spans);
     for (uint32_t i = 0; i < jd->mpit.nclocks; i++) {
         jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
         jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
@@ -522,9 +543,22 @@ void tr_journal_data_free(tr_journal_data *jd)
 const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr)
 {
     uint64_t i;
-    if (!codeptr || !tr_u64map_get(&jd->symbol_index, codeptr, &i))
+    if (codeptr & TR_CODE_KEY_NAMED) {
+        i = codeptr & ~TR_CODE_KEY_NAMED;
+        return i < jd->nsymbols ? &jd->symbols[i] : 0;
+    }
+    if (!codeptr || (codeptr & TR_CODE_KEY_UNNAMED) || !tr_u64map_get(&jd->symbol_index, codeptr, &i))
         return 0;
     return &jd->symbols[i];
+}
+
+uint64_t tr_journal_code_address(const tr_journal_data *jd, uint64_t key)
+{
+    if (key & TR_CODE_KEY_NAMED) {
+        const tr_jsymbol *s = tr_journal_find_symbol(jd, key);
+        return s ? s->codeptr : 0;
+    }
+    return key & TR_CODE_KEY_UNNAMED ? key & ~TR_CODE_KEY_UNNAMED : key;
 }
 
 const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id)

@@ -98,7 +98,12 @@ void tr_journal_data_free(tr_journal_data *jd);
 uint64_t tr_journal_records_stored(const tr_journal_data *jd);
 
 uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks);
+/* The symbol of a record's code address as the journal's reader gives it:
+ * the address itself, or a key of its span after an unload (code_spans.h);
+ * NULL when unnamed. */
 const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr);
+/* The code address behind such a key (an address: itself). */
+uint64_t tr_journal_code_address(const tr_journal_data *jd, uint64_t key);
 const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id);
 const char *tr_journal_text(const tr_journal_data *jd, uint64_t id);
 /* The named global holding host address @addr, or NULL. */
