@@ -15,12 +15,14 @@ Ground truth: the program's exit code and stdout, unchanged by tracing; the
 load address it printed for each library (all four must be one address, or
 this test exercises nothing); the number of target regions each library
 ran, which the trace must hold under that library's own function and
-kernel names, with the real code address in codeptr_ra.
+kernel names, with the real code address in codeptr_ra. The same after a
+SIGKILL at the end, from `tracer recover`.
 """
 import collections
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -80,13 +82,19 @@ def main():
             c.finish()
         want = {f: int(n) for f, n in re.findall(r"(olib\d_run)=(\d+)", m.group(1))}
         c.equal(sorted(want), ["olib%d_run" % k for k in range(1, LIBS + 1)], "libraries counted")
-        # The default flush interval, and one short enough that the consumer
-        # names events between the loads as well.
-        for i, env in enumerate([{}, {"TRACER_FLUSH_INTERVAL": "20ms"}]):
-            what = "run %d" % i
+        # The default flush interval, one short enough that the consumer
+        # names events between the loads as well, and a SIGKILL at the end
+        # (the archive from tracer recover).
+        runs = [({}, []), ({"TRACER_FLUSH_INTERVAL": "20ms"}, []), ({}, ["kill"])]
+        for i, (env, extra) in enumerate(runs):
+            what = "run %d%s" % (i, " (killed, recovered)" if extra else "")
             out = os.path.join(tmp, "trace%d" % i)
-            traced = h.run([exe] + libs, cwd, traced=True, output=out, extra_env=env, timeout=120)
-            c.equal(traced.returncode, plain.returncode, "%s: exit code with tracer" % what)
+            traced = h.run([exe] + libs + extra, cwd, traced=True, output=out, extra_env=env, timeout=120)
+            c.equal(traced.returncode, -9 if extra else plain.returncode, "%s: exit code with tracer" % what)
+            if extra:
+                r = subprocess.run([h.env_path("TEST_TRACER_CLI"), "recover", out], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=h.base_env(), timeout=300)
+                c.equal(r.returncode, 0, "%s: tracer recover exit code (stderr %r)" % (what, r.stderr.decode()))
             t_bases = re.findall(rb"base=(0x[0-9a-f]+)", traced.stdout)
             c.equal(len(set(t_bases)), 1, "%s: load addresses of the four libraries (traced)" % what)
             c.equal(re.sub(rb"base=0x[0-9a-f]+", b"", traced.stdout),

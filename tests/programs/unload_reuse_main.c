@@ -5,11 +5,14 @@
  * mapped where the one before it was: the same code addresses name four
  * different functions, one after the other.
  * stdout: each library's load address and result, then the number of
- * target regions each ran (the trace must name exactly these). */
+ * target regions each ran (the trace must name exactly these). With
+ * argv[5] = "kill" it then dies of SIGKILL (tracer recover's case). */
 #define _GNU_SOURCE 1 /* dlinfo */
 #include <dlfcn.h>
 #include <link.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { LIBS = 4 };
 
@@ -51,5 +54,8 @@ int main(int argc, char **argv)
     for (int k = 1; k <= LIBS; k++)
         printf(" olib%d_run=%d", k, k + 1);
     printf("\n");
+    fflush(stdout);
+    if (argc > 1 + LIBS && !strcmp(argv[1 + LIBS], "kill"))
+        raise(SIGKILL);
     return 0;
 }
