@@ -5,17 +5,19 @@ mapped where the one before it was (issue 34, item 1).
 programs/unload_reuse_main.c loads libolib1.so .. libolib4.so one after the
 other (programs/unload_reuse_lib.c built with -DOLIB=1..4), runs the one
 target region of each (in olibK_run) K + 1 times, and dlcloses each before
-it loads the next. Their code differs only in the function's name, so the
-same code addresses hold olib1_run, then olib2_run, and so on. Before the
-fix every target region and kernel was named after the first library
-("target (olib1_run)", "..._olib1_run_l<N>"): the journal's consumer named
-an address once, and the reader knew one name per address.
+it loads the next. Their code differs only in names, so the same code
+addresses hold olib1_run, then olib2_run, and so on, and the global each
+maps (olibK_table) lies at one address too. Before the fix every target
+region and kernel was named after the first library ("target (olib1_run)",
+"..._olib1_run_l<N>"), and every transfer after olib1_table: the journal's
+consumer named an address once, and the reader knew one name per address.
 
 Ground truth: the program's exit code and stdout, unchanged by tracing; the
 load address it printed for each library (all four must be one address, or
 this test exercises nothing); the number of target regions each library
 ran, which the trace must hold under that library's own function and
-kernel names, with the real code address in codeptr_ra. The same after a
+kernel names, with the real code address in codeptr_ra, and two transfers
+of that library's own global per region. The same after a
 SIGKILL at the end, from `tracer recover`.
 """
 import collections
@@ -43,6 +45,11 @@ def check_trace(c, what, anchor, want, bases):
         m = re.fullmatch(r"target \((olib\d_run)\)", ev.region.name)
         if m:
             codeptrs[m.group(1)].add(h.Trace.attr(ev, "codeptr_ra"))
+    # The data ops that map olibK_table: named after the library's own global.
+    variables = collections.Counter()
+    for _, ev in t.enters():
+        if ev.region.canonical_name in ("transfer to device", "transfer from device"):
+            variables[h.Trace.attr(ev, "variable")] += 1
     for _, ev in t.enters("kernel"):
         m = re.fullmatch(r"__omp_offloading_[0-9a-f]+_[0-9a-f]+_(\w+)_l\d+", ev.region.name)
         kernels[m.group(1) if m else ev.region.name] += 1
@@ -52,6 +59,10 @@ def check_trace(c, what, anchor, want, bases):
     want_kernels = dict(want)
     want_kernels["main_kernel"] = 1
     c.equal(dict(kernels), want_kernels, "%s: kernels per function" % what)
+    # Each target region of olibK_run copies olibK_table to the device and back.
+    want_vars = {f.replace("_run", "_table"): 2 * n for f, n in want.items()}
+    c.equal({v: n for v, n in variables.items() if v is not None and v.startswith("olib")}, want_vars,
+            "%s: transfers per variable" % what)
     # One address, four functions: the attribute is the address itself.
     addrs = set().union(*codeptrs.values()) if codeptrs else set()
     c.equal(len(addrs), 1, "%s: codeptr_ra values of the four libraries' target regions (%s)"

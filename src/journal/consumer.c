@@ -169,18 +169,26 @@ static void write_user_name(uint32_t id)
 
 /* A named global a data operation touched: its name, range and, for a
  * declare-target-link variable, its reference pointer. Looked up once per
- * address, here, never on the application's threads. */
-static void write_variable(uint64_t addr)
+ * address and span (a library loaded where an unloaded one was has globals
+ * of its own there), here, never on the application's threads; the
+ * VARIABLE frame's header seq carries the span. */
+static void write_variable(uint64_t addr, uint64_t tick)
 {
-    if (!addr || tr_u64map_get(&done_addrs, addr, 0))
+    if (!addr)
         return;
-    tr_u64map_put(&done_addrs, addr, 1);
+    int gone;
+    uint64_t since = span_of(addr, tick, &gone), named;
+    if (tr_u64map_get(&done_addrs, addr, &named) && named == since)
+        return;
+    tr_u64map_put(&done_addrs, addr, since);
+    if (gone)
+        return; /* unmapped before this thread got to it: whatever is there now is not it */
     if (!symbols)
         symbols = tr_symbols_open();
     tr_variable v;
-    if (!tr_symbols_variable(symbols, addr, &v) || tr_u64map_get(&done_vars, v.base, 0))
+    if (!tr_symbols_variable(symbols, addr, &v) || (tr_u64map_get(&done_vars, v.base, &named) && named == since))
         return;
-    tr_u64map_put(&done_vars, v.base, 1);
+    tr_u64map_put(&done_vars, v.base, since);
     char buf[1100];
     tr_journal_variable jv = {v.base, v.size, v.ref_ptr};
     size_t len = strnlen(v.name, 1000);
@@ -189,6 +197,7 @@ static void write_variable(uint64_t addr)
     buf[sizeof jv + len] = 0;
     tr_frame_header h = {0};
     h.raw_bytes = sizeof jv + len + 1;
+    h.seq = since;
     append(&h, TR_FRAME_VARIABLE, buf, sizeof jv + len + 1);
 }
 
@@ -224,7 +233,7 @@ static void write_references(const tr_record *rec, uint32_t n)
         case TR_REC_DATA_OP:
             /* The host side of the op: where it reads or writes host memory. */
             if (r->phase != TR_PHASE_END)
-                write_variable(tr_data_op_host_addr(r));
+                write_variable(tr_data_op_host_addr(r), r->time);
             break;
         default:
             break;

@@ -28,7 +28,8 @@
  *           MPI_Abort(comm, E); every chunk saved as for a signal
  *           (tr_run_end_text)
  *   VARIABLE tr_journal_variable, then the name (NUL-terminated): a named
- *           global that data operations touched
+ *           global that data operations touched; the header's seq is its
+ *           span, as for SYMBOL
  *   MPIT    u32 kind (enum tr_mpit_frame), u32 pad, then by kind:
  *           STATUS  the text of what MPI_T offered (NUL-terminated)
  *           SOURCE  tr_journal_mpit_source, name, description
@@ -48,7 +49,7 @@
  *           is then removed, and its absence no longer means a loss
  *   UNLOAD  tr_journal_unload: from `tick` on, code addresses in [lo, hi)
  *           may name other code (a library was unloaded); a record's
- *           address there is named by the SYMBOL of its span
+ *           address there is named by the SYMBOL (VARIABLE) of its span
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H

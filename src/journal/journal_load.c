@@ -216,7 +216,8 @@ static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, co
             add_string(jd, (const char *)p + sizeof v, bytes - sizeof v, &idx))
             break;
         jd->capvariables = (uint32_t)cap;
-        jd->variables[jd->nvariables++] = (tr_jvariable){v.base, v.size, v.ref_ptr, jd->strings[idx]};
+        /* The span is a tick until the clock is known (load_or_fail). */
+        jd->variables[jd->nvariables++] = (tr_jvariable){v.base, v.size, v.ref_ptr, jd->strings[idx], h->seq};
         break;
     }
     case TR_FRAME_CLOCK:
@@ -266,18 +267,34 @@ static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, co
     return 0;
 }
 
-static int by_base(const void *a, const void *b)
+static int by_span_base(const void *a, const void *b)
 {
     const tr_jvariable *x = a, *y = b;
+    if (x->since != y->since)
+        return (x->since > y->since) - (x->since < y->since);
     return (x->base > y->base) - (x->base < y->base);
 }
 
-const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr)
+/* The span of data address @addr at @t (ns): the latest unload before @t
+ * that freed it, 0 if none. */
+static uint64_t data_span(const tr_journal_data *jd, uint64_t addr, uint64_t t)
 {
+    for (uint32_t i = jd->nunloads; i-- > 0;) {
+        const tr_journal_unload *u = &jd->unloads[i];
+        if (u->tick < t && addr >= u->lo && addr < u->hi)
+            return u->tick;
+    }
+    return 0;
+}
+
+const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr, uint64_t t)
+{
+    uint64_t since = jd->nunloads ? data_span(jd, addr, t) : 0;
     uint32_t lo = 0, hi = jd->nvariables;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (jd->variables[mid].base <= addr)
+        const tr_jvariable *v = &jd->variables[mid];
+        if (v->since < since || (v->since == since && v->base <= addr))
             lo = mid + 1;
         else
             hi = mid;
@@ -285,7 +302,27 @@ const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t a
     if (!lo)
         return 0;
     const tr_jvariable *v = &jd->variables[lo - 1];
-    return addr - v->base < v->size ? v : 0;
+    return v->since == since && addr - v->base < v->size ? v : 0;
+}
+
+/* The unloads, and the variables' spans, from ticks to ns (the time of
+ * the records the model looks them up for). */
+static int unloads_to_ns(tr_journal_data *jd, const tr_code_spans *spans)
+{
+    for (uint32_t i = 0; i < jd->nvariables; i++)
+        if (jd->variables[i].since)
+            jd->variables[i].since = tr_journal_ticks_to_ns(jd, jd->variables[i].since);
+    if (!spans->nunloads)
+        return 0;
+    jd->unloads = malloc(spans->nunloads * sizeof *jd->unloads);
+    if (!jd->unloads)
+        return -1;
+    for (uint32_t i = 0; i < spans->nunloads; i++) {
+        jd->unloads[i] = spans->unloads[i];
+        jd->unloads[i].tick = tr_journal_ticks_to_ns(jd, spans->unloads[i].tick);
+    }
+    jd->nunloads = spans->nunloads;
+    return 0;
 }
 
 /* Ticks of the TSC are turned into ns with the first and the last
@@ -449,8 +486,12 @@ static int load_or_fail(const char *path, tr_journal_data *jd, int keep, char *e
         jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
         jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
     }
+    if (unloads_to_ns(jd, &ix->spans)) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
+        return -1;
+    }
     if (jd->nvariables)
-        qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_base);
+        qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_span_base);
     for (uint32_t i = 0; i < jd->nlosses; i++) {
         jd->losses[i].first = tr_journal_ticks_to_ns(jd, jd->losses[i].first);
         jd->losses[i].last = tr_journal_ticks_to_ns(jd, jd->losses[i].last);
@@ -531,6 +572,7 @@ void tr_journal_data_free(tr_journal_data *jd)
     free(jd->strings);
     free(jd->symbols);
     free(jd->variables);
+    free(jd->unloads);
     free(jd->losses);
     tr_u64map_free(&jd->user_names);
     tr_u64map_free(&jd->texts);
