@@ -4,7 +4,9 @@
 #include "core/unload.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/clock.h"
 #include "core/lifecycle.h"
@@ -12,8 +14,15 @@
 
 void (*tr_unload_hook)(void);
 
+/* Which object went: its load bias and name, as the loader gives them. */
+typedef struct object_id {
+    uint64_t bias;
+    char name[128]; /* cut: a long path compares on its first 127 bytes */
+} object_id;
+
 typedef struct noted {
     tr_unload u;
+    object_id id;
     int done; /* the hook returned: the object may be unmapped from now on */
 } noted;
 
@@ -23,13 +32,27 @@ static uint32_t n, cap; /* n: read without the lock by tr_unload_count */
 
 struct span_of {
     uint64_t addr, lo, hi;
+    object_id id;
 };
 
 static int find_span(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct span_of *s = data;
-    return tr_object_holds(info, s->addr) && tr_object_span(info, &s->lo, &s->hi);
+    if (!tr_object_holds(info, s->addr) || !tr_object_span(info, &s->lo, &s->hi))
+        return 0;
+    s->id.bias = info->dlpi_addr;
+    snprintf(s->id.name, sizeof s->id.name, "%s", info->dlpi_name ? info->dlpi_name : "");
+    return 1;
+}
+
+/* Whether the object that holds @addr now is @id: the one unloaded was not
+ * unmapped after all (the program's own image, or a library still loaded,
+ * unregistered at exit; one another handle keeps). */
+static int still_there(uint64_t addr, const object_id *id)
+{
+    struct span_of s = {addr, 0, 0, {0, ""}};
+    return dl_iterate_phdr(find_span, &s) && s.id.bias == id->bias && !strcmp(s.id.name, id->name);
 }
 
 /* Appends an unload of the object holding @inside; its index, or -1 when
@@ -37,10 +60,11 @@ static int find_span(struct dl_phdr_info *info, size_t size, void *data)
  * of the code loaded there next, as before). */
 static int64_t note(const void *inside)
 {
-    struct span_of s = {(uintptr_t)inside, 0, UINT64_MAX};
+    struct span_of s = {(uintptr_t)inside, 0, UINT64_MAX, {0, ""}};
     if (!inside || !dl_iterate_phdr(find_span, &s)) {
         s.lo = 0;
         s.hi = UINT64_MAX;
+        s.id = (object_id){UINT64_MAX, "?"}; /* not known: never taken for one still there */
     }
     pthread_mutex_lock(&lock);
     int64_t at = -1;
@@ -54,7 +78,7 @@ static int64_t note(const void *inside)
     }
     if (n < cap) {
         /* The tick is taken under the lock: unloads are noted in tick order. */
-        all[n] = (noted){{tr_clock_ticks(), s.lo, s.hi}, 0};
+        all[n] = (noted){{tr_clock_ticks(), s.lo, s.hi}, s.id, 0};
         at = n;
         __atomic_store_n(&n, n + 1, __ATOMIC_RELEASE);
     }
@@ -89,7 +113,8 @@ tr_unload tr_unload_get(uint32_t i)
 uint64_t tr_unload_since(uint64_t addr, uint64_t tick, int *gone)
 {
     uint64_t since = 0;
-    *gone = 0;
+    int later = 0;
+    object_id first_later = {0, ""};
     pthread_mutex_lock(&lock);
     for (uint32_t i = 0; i < n; i++) {
         const noted *u = &all[i];
@@ -97,9 +122,12 @@ uint64_t tr_unload_since(uint64_t addr, uint64_t tick, int *gone)
             continue;
         if (u->u.tick < tick)
             since = u->u.tick;
-        else if (u->done)
-            *gone = 1;
+        else if (u->done && !later++)
+            first_later = u->id; /* the object of @tick's span: the first to go after it */
     }
     pthread_mutex_unlock(&lock);
+    /* The loader's list is read outside the lock: nothing here waits for
+     * the loader while holding what an unloading thread takes. */
+    *gone = later && !still_there(addr, &first_later);
     return since;
 }

@@ -44,8 +44,10 @@ tr_unload tr_unload_get(uint32_t i);
 
 /* The span of @addr that holds tick @tick: the tick of the latest unload
  * before @tick that freed @addr, 0 if none. *@gone is set to 1 when a later
- * unload of @addr has completed: the code of that span is no longer mapped,
- * and what the address holds now must not name it. */
+ * unload of @addr has completed and another object (or none) holds @addr
+ * now: the code of that span is no longer mapped, and what the address
+ * holds now must not name it. Reads the loader's list (dl_iterate_phdr)
+ * when an unload came after @tick. */
 uint64_t tr_unload_since(uint64_t addr, uint64_t tick, int *gone);
 
 #endif
