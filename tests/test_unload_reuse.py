@@ -16,8 +16,9 @@ Ground truth: the program's exit code and stdout, unchanged by tracing; the
 load address it printed for each library (all four must be one address, or
 this test exercises nothing); the number of target regions each library
 ran, which the trace must hold under that library's own function and
-kernel names, with the real code address in codeptr_ra, and two transfers
-of that library's own global per region. The same after a
+kernel names, with the real code address in codeptr_ra, two transfers of
+that library's own global per region, and its parallel region (run once,
+a team of 2) under its own name. The same after a
 SIGKILL at the end, from `tracer recover`.
 """
 import collections
@@ -46,7 +47,9 @@ def check_trace(c, what, anchor, want, bases):
         if m:
             codeptrs[m.group(1)].add(h.Trace.attr(ev, "codeptr_ra"))
     # The data ops that map olibK_table: named after the library's own global.
-    variables = collections.Counter()
+    variables, parallels = collections.Counter(), collections.Counter()
+    for _, ev in t.enters("parallel"):
+        parallels[ev.region.name] += 1
     for _, ev in t.enters():
         if ev.region.canonical_name in ("transfer to device", "transfer from device"):
             variables[h.Trace.attr(ev, "variable")] += 1
@@ -63,6 +66,9 @@ def check_trace(c, what, anchor, want, bases):
     want_vars = {f.replace("_run", "_table"): 2 * n for f, n in want.items()}
     c.equal({v: n for v, n in variables.items() if v is not None and v.startswith("olib")}, want_vars,
             "%s: transfers per variable" % what)
+    # olibK_run's parallel region: run once (one call), each of its 2 threads enters it.
+    c.equal(dict(parallels), {"parallel (%s)" % f: 2 for f in want},
+            "%s: parallel regions per name (2 threads each)" % what)
     # One address, four functions: the attribute is the address itself.
     addrs = set().union(*codeptrs.values()) if codeptrs else set()
     c.equal(len(addrs), 1, "%s: codeptr_ra values of the four libraries' target regions (%s)"

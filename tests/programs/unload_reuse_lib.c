@@ -3,7 +3,7 @@
  * names (olib1_run .. olib4_run, olib1_table .. olib4_table, all of one
  * length), so the program, which loads each after it unloaded the one
  * before, gets each mapped where the one before was: its target region,
- * and the global it maps, at the same addresses. */
+ * its parallel region and the global it maps, at the same addresses. */
 #ifndef OLIB
 #error "build with -DOLIB=<1..4>"
 #endif
@@ -22,5 +22,8 @@ int RUN(OLIB)(int n)
             TABLE(OLIB)[j] += j + OLIB;
         sum += TABLE(OLIB)[63];
     }
+    /* A host construct of the library's own, once (one call), in a team of 2. */
+#pragma omp parallel num_threads(2) reduction(+: sum)
+    sum += 1;
     return sum;
 }
