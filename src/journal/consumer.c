@@ -113,15 +113,19 @@ static uint64_t span_of(uint64_t codeptr, uint64_t tick, int *gone)
     return since;
 }
 
-/* A code address is named once per span: done_codeptrs holds the span
- * last named. The journal's SYMBOL frame carries it in its header's seq. */
+/* A code address is named once per span: done_codeptrs holds the latest
+ * span named. An earlier span was named before it (the records of a span
+ * come before the unload that ends it, which waits for them), or its code
+ * is gone: a record met again (a chunk's prefix is walked at each partial
+ * flush) names nothing twice. The journal's SYMBOL frame carries the span
+ * in its header's seq. */
 static void write_symbol(uint64_t codeptr, uint64_t tick)
 {
     if (!codeptr)
         return;
     int gone;
     uint64_t since = span_of(codeptr, tick, &gone), named;
-    if (tr_u64map_get(&done_codeptrs, codeptr, &named) && named == since)
+    if (tr_u64map_get(&done_codeptrs, codeptr, &named) && named >= since)
         return;
     tr_u64map_put(&done_codeptrs, codeptr, since);
     if (!symbols)
@@ -178,15 +182,15 @@ static void write_variable(uint64_t addr, uint64_t tick)
         return;
     int gone;
     uint64_t since = span_of(addr, tick, &gone), named;
-    if (tr_u64map_get(&done_addrs, addr, &named) && named == since)
-        return;
+    if (tr_u64map_get(&done_addrs, addr, &named) && named >= since)
+        return; /* as in write_symbol */
     tr_u64map_put(&done_addrs, addr, since);
     if (gone)
         return; /* unmapped before this thread got to it: whatever is there now is not it */
     if (!symbols)
         symbols = tr_symbols_open();
     tr_variable v;
-    if (!tr_symbols_variable(symbols, addr, &v) || (tr_u64map_get(&done_vars, v.base, &named) && named == since))
+    if (!tr_symbols_variable(symbols, addr, &v) || (tr_u64map_get(&done_vars, v.base, &named) && named >= since))
         return;
     tr_u64map_put(&done_vars, v.base, since);
     char buf[1100];
