@@ -49,7 +49,7 @@ static ZSTD_CCtx *cctx;
 static char *zbuf;
 static size_t zcap;
 static void *delta_buf; /* TR_CHUNK_BYTES: a chunk's records delta-coded */
-static tr_u64map done_codeptrs, done_texts, done_users, done_addrs, done_vars;
+static tr_u64map done_codeptrs, spans_now, done_texts, done_users, done_addrs, done_vars;
 static tr_symbols *symbols;
 
 /* A failed append says so once. ESTALE: the journal is gone, and its own
@@ -72,15 +72,68 @@ static void write_clock(void)
     check(tr_journal_write_clock(tick, ns));
 }
 
-static void write_symbol(uint64_t codeptr)
+/* The unloads announced since the last look go into the journal (before
+ * any chunk or symbol that needs them: a journal cut short must not name a
+ * later span's records after an earlier one). */
+static uint32_t unloads_written;
+static uint64_t last_unload_tick;
+
+static void write_unloads(void)
 {
-    if (!codeptr || tr_u64map_get(&done_codeptrs, codeptr, 0))
+    uint32_t n = tr_unload_count();
+    for (; unloads_written < n; unloads_written++) {
+        tr_unload u = tr_unload_get(unloads_written);
+        tr_journal_unload ju = {u.tick, u.lo, u.hi};
+        last_unload_tick = u.tick;
+        tr_u64map_free(&spans_now);
+        tr_frame_header h = {0};
+        h.raw_bytes = sizeof ju;
+        append(&h, TR_FRAME_UNLOAD, &ju, sizeof ju);
+    }
+}
+
+/* The span (core/unload.h) of @codeptr at @tick. spans_now holds each
+ * address's span after the latest unload, so that a record later than
+ * every unload costs a map lookup, not a walk over every unload; each
+ * unload empties it. *@gone: as tr_unload_since says. */
+static uint64_t span_of(uint64_t codeptr, uint64_t tick, int *gone)
+{
+    *gone = 0;
+    if (tr_unload_count() != unloads_written)
+        write_unloads(); /* one announced while this chunk was being written */
+    if (!unloads_written)
+        return 0;
+    uint64_t since;
+    int after_all = tick > last_unload_tick;
+    if (after_all && tr_u64map_get(&spans_now, codeptr, &since))
+        return since;
+    since = tr_unload_since(codeptr, tick, gone);
+    if (after_all)
+        tr_u64map_put(&spans_now, codeptr, since);
+    return since;
+}
+
+/* A code address is named once per span: done_codeptrs holds the latest
+ * span named. An earlier span was named before it (the records of a span
+ * come before the unload that ends it, which waits for them), or its code
+ * is gone: a record met again (a chunk's prefix is walked at each partial
+ * flush) names nothing twice. The journal's SYMBOL frame carries the span
+ * in its header's seq. */
+static void write_symbol(uint64_t codeptr, uint64_t tick)
+{
+    if (!codeptr)
         return;
-    tr_u64map_put(&done_codeptrs, codeptr, 1);
+    int gone;
+    uint64_t since = span_of(codeptr, tick, &gone), named;
+    if (tr_u64map_get(&done_codeptrs, codeptr, &named) && named >= since)
+        return;
+    tr_u64map_put(&done_codeptrs, codeptr, since);
     if (!symbols)
         symbols = tr_symbols_open();
     tr_code_description d;
-    tr_symbols_describe(symbols, codeptr, &d);
+    /* Code unmapped before this thread named it: what the address holds now
+     * is another library's, so it stays unnamed rather than misnamed. */
+    tr_symbols_describe(gone ? 0 : symbols, codeptr, &d);
     char buf[sizeof(tr_journal_symbol) + 3 * TR_SYMBOL_TEXT];
     tr_journal_symbol s = {codeptr, d.line, d.kernel_line};
     size_t n = sizeof s;
@@ -93,6 +146,7 @@ static void write_symbol(uint64_t codeptr)
     }
     tr_frame_header h = {0};
     h.raw_bytes = n;
+    h.seq = since;
     append(&h, TR_FRAME_SYMBOL, buf, n);
 }
 
@@ -119,18 +173,26 @@ static void write_user_name(uint32_t id)
 
 /* A named global a data operation touched: its name, range and, for a
  * declare-target-link variable, its reference pointer. Looked up once per
- * address, here, never on the application's threads. */
-static void write_variable(uint64_t addr)
+ * address and span (a library loaded where an unloaded one was has globals
+ * of its own there), here, never on the application's threads; the
+ * VARIABLE frame's header seq carries the span. */
+static void write_variable(uint64_t addr, uint64_t tick)
 {
-    if (!addr || tr_u64map_get(&done_addrs, addr, 0))
+    if (!addr)
         return;
-    tr_u64map_put(&done_addrs, addr, 1);
+    int gone;
+    uint64_t since = span_of(addr, tick, &gone), named;
+    if (tr_u64map_get(&done_addrs, addr, &named) && named >= since)
+        return; /* as in write_symbol */
+    tr_u64map_put(&done_addrs, addr, since);
+    if (gone)
+        return; /* unmapped before this thread got to it: whatever is there now is not it */
     if (!symbols)
         symbols = tr_symbols_open();
     tr_variable v;
-    if (!tr_symbols_variable(symbols, addr, &v) || tr_u64map_get(&done_vars, v.base, 0))
+    if (!tr_symbols_variable(symbols, addr, &v) || (tr_u64map_get(&done_vars, v.base, &named) && named >= since))
         return;
-    tr_u64map_put(&done_vars, v.base, 1);
+    tr_u64map_put(&done_vars, v.base, since);
     char buf[1100];
     tr_journal_variable jv = {v.base, v.size, v.ref_ptr};
     size_t len = strnlen(v.name, 1000);
@@ -139,6 +201,7 @@ static void write_variable(uint64_t addr)
     buf[sizeof jv + len] = 0;
     tr_frame_header h = {0};
     h.raw_bytes = sizeof jv + len + 1;
+    h.seq = since;
     append(&h, TR_FRAME_VARIABLE, buf, sizeof jv + len + 1);
 }
 
@@ -146,15 +209,16 @@ static void write_variable(uint64_t addr)
  * read after a crash still has them (for every chunk this thread wrote). */
 static void write_references(const tr_record *rec, uint32_t n)
 {
+    write_unloads();
     for (uint32_t i = 0; i < n; i++) {
         const tr_record *r = &rec[i];
         switch (r->type) {
         case TR_REC_TARGET:
             if (r->phase != TR_PHASE_END)
-                write_symbol(r->u[0]);
+                write_symbol(r->u[0], r->time);
             break;
         case TR_REC_SUBMIT:
-            write_symbol(r->u[1]);
+            write_symbol(r->u[1], r->time);
             break;
         case TR_REC_DEVICE_INIT:
         case TR_REC_DEVICE_LOAD:
@@ -164,7 +228,7 @@ static void write_references(const tr_record *rec, uint32_t n)
             /* Host OpenMP constructs are named by their place in the source
              * (u0 = codeptr_ra, except in TASK_SCHEDULE: a task id). */
             if (r->phase != TR_PHASE_END && r->sub != TR_OMP_TASK_SCHEDULE)
-                write_symbol(r->u[0]);
+                write_symbol(r->u[0], r->time);
             break;
         case TR_REC_USER_REGION:
         case TR_REC_USER_MARK:
@@ -173,7 +237,7 @@ static void write_references(const tr_record *rec, uint32_t n)
         case TR_REC_DATA_OP:
             /* The host side of the op: where it reads or writes host memory. */
             if (r->phase != TR_PHASE_END)
-                write_variable(tr_data_op_host_addr(r));
+                write_variable(tr_data_op_host_addr(r), r->time);
             break;
         default:
             break;
@@ -262,6 +326,7 @@ static void flush_partial(void)
         if (tr_buf_is_current(b, c) && c->seq == seq)
             write_chunk(c, __atomic_load_n(&c->count, __ATOMIC_ACQUIRE));
     }
+    write_unloads(); /* an unload's sync: its frame goes in before it returns */
     write_clock();
 }
 

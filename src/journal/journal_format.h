@@ -17,7 +17,9 @@
  *           chunk the writer thread was also writing)
  *   STRING  u32 kind, u32 id, then the text (NUL-terminated)
  *   SYMBOL  tr_journal_symbol, then function, file and kernel name, each
- *           NUL-terminated (empty when unknown)
+ *           NUL-terminated (empty when unknown); the header's seq is the
+ *           span the names hold for (core/unload.h): the tick of the
+ *           UNLOAD after which the address held this code, 0 before any
  *   CLOCK   u64 tick, u64 ns (CLOCK_MONOTONIC): a calibration pair
  *   END     tr_journal_end: the run ended normally
  *   CRASH   i32 signal, u32 pad, u64 tick: the run died of a signal; a
@@ -26,7 +28,8 @@
  *           MPI_Abort(comm, E); every chunk saved as for a signal
  *           (tr_run_end_text)
  *   VARIABLE tr_journal_variable, then the name (NUL-terminated): a named
- *           global that data operations touched
+ *           global that data operations touched; the header's seq is its
+ *           span, as for SYMBOL
  *   MPIT    u32 kind (enum tr_mpit_frame), u32 pad, then by kind:
  *           STATUS  the text of what MPI_T offered (NUL-terminated)
  *           SOURCE  tr_journal_mpit_source, name, description
@@ -44,6 +47,9 @@
  *   SALVAGED u64 run id: `tracer recover` appended the chunks that only the
  *           run's in-flight file held (journal/inflight_salvage.h); the file
  *           is then removed, and its absence no longer means a loss
+ *   UNLOAD  tr_journal_unload: from `tick` on, code addresses in [lo, hi)
+ *           may name other code (a library was unloaded); a record's
+ *           address there is named by the SYMBOL (VARIABLE) of its span
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H
@@ -70,6 +76,7 @@ enum tr_frame_type {
     TR_FRAME_MPI_RANK = 10,
     TR_FRAME_CLOCK_OFFSET = 11,
     TR_FRAME_SALVAGED = 12,
+    TR_FRAME_UNLOAD = 13,
 };
 
 typedef struct tr_journal_mpi_rank {
@@ -200,6 +207,10 @@ typedef struct tr_journal_symbol {
     int32_t line;        /* of codeptr, 0 unknown */
     int32_t kernel_line; /* from the kernel symbol, 0 unknown */
 } tr_journal_symbol;
+
+typedef struct tr_journal_unload {
+    uint64_t tick, lo, hi;
+} tr_journal_unload;
 
 typedef struct tr_journal_variable {
     uint64_t base, size;

@@ -92,5 +92,6 @@ void tr_journal_index_free(tr_journal_index *ix)
     free(ix->path);
     free(ix->chunks);
     free(ix->streams);
+    tr_code_spans_free(&ix->spans);
     memset(ix, 0, sizeof *ix);
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "journal/code_spans.h"
 #include "journal/journal_format.h"
 
 typedef struct tr_chunk_ref {
@@ -83,6 +84,7 @@ typedef struct tr_journal_index {
     tr_index_stream *streams; /* by location */
     size_t nstreams;
     tr_journal_clock clock; /* set by the caller before cursors are opened */
+    tr_code_spans spans;    /* filled by the caller before cursors are opened */
 } tr_journal_index;
 
 /* Starts an empty index of @path. Returns 0, or -1 (out of memory). */

@@ -94,10 +94,12 @@ static void load_start(tr_journal_data *jd, const unsigned char *p, uint64_t n)
     }
 }
 
-static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
+/* A span's symbol (code_spans.h) after an unload, @since != 0, is found
+ * through the index's spans; the first span's, by its address. */
+static int load_symbol(tr_journal_data *jd, tr_journal_index *ix, uint64_t since, const unsigned char *p, uint64_t n)
 {
     if (n < sizeof(tr_journal_symbol))
-        return;
+        return 0;
     tr_journal_symbol s;
     memcpy(&s, p, sizeof s);
     const char *texts[3] = {0, 0, 0};
@@ -111,9 +113,11 @@ static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
         off += len + 1;
     }
     size_t cap = jd->capsymbols;
-    if (tr_u64map_get(&jd->symbol_index, s.codeptr, 0) ||
-        grow((void **)&jd->symbols, &cap, jd->nsymbols, sizeof *jd->symbols))
-        return;
+    if (since ? !s.codeptr || tr_code_spans_named(&ix->spans, s.codeptr, since)
+              : tr_u64map_get(&jd->symbol_index, s.codeptr, 0))
+        return 0;
+    if (grow((void **)&jd->symbols, &cap, jd->nsymbols, sizeof *jd->symbols))
+        return -1;
     jd->capsymbols = (uint32_t)cap;
     tr_jsymbol *j = &jd->symbols[jd->nsymbols];
     *j = (tr_jsymbol){.codeptr = s.codeptr, .line = s.line, .kernel_line = s.kernel_line};
@@ -124,7 +128,10 @@ static void load_symbol(tr_journal_data *jd, const unsigned char *p, uint64_t n)
         j->file = jd->strings[idx];
     if (texts[2] && !add_string(jd, texts[2], 4096, &idx))
         j->kernel = jd->strings[idx];
+    if (since)
+        return tr_code_spans_add_symbol(&ix->spans, s.codeptr, since, jd->nsymbols++);
     tr_u64map_put(&jd->symbol_index, s.codeptr ? s.codeptr : 1, jd->nsymbols++);
+    return 0;
 }
 
 static void load_end(tr_journal_data *jd, const unsigned char *p, uint64_t n)
@@ -183,7 +190,20 @@ static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, co
         break;
     }
     case TR_FRAME_SYMBOL:
-        load_symbol(jd, p, bytes);
+        if (load_symbol(jd, ctx->ix, h->seq, p, bytes)) {
+            ctx->oom = 1;
+            return 1;
+        }
+        break;
+    case TR_FRAME_UNLOAD:
+        if (bytes >= sizeof(tr_journal_unload)) {
+            tr_journal_unload u;
+            memcpy(&u, p, sizeof u);
+            if (tr_code_spans_add_unload(&ctx->ix->spans, &u)) {
+                ctx->oom = 1;
+                return 1;
+            }
+        }
         break;
     case TR_FRAME_VARIABLE: {
         if (bytes <= sizeof(tr_journal_variable))
@@ -196,7 +216,8 @@ static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, co
             add_string(jd, (const char *)p + sizeof v, bytes - sizeof v, &idx))
             break;
         jd->capvariables = (uint32_t)cap;
-        jd->variables[jd->nvariables++] = (tr_jvariable){v.base, v.size, v.ref_ptr, jd->strings[idx]};
+        /* The span is a tick until the clock is known (load_or_fail). */
+        jd->variables[jd->nvariables++] = (tr_jvariable){v.base, v.size, v.ref_ptr, jd->strings[idx], h->seq};
         break;
     }
     case TR_FRAME_CLOCK:
@@ -246,18 +267,34 @@ static int visit_frame(void *vctx, const tr_frame_header *h, uint64_t offset, co
     return 0;
 }
 
-static int by_base(const void *a, const void *b)
+static int by_span_base(const void *a, const void *b)
 {
     const tr_jvariable *x = a, *y = b;
+    if (x->since != y->since)
+        return (x->since > y->since) - (x->since < y->since);
     return (x->base > y->base) - (x->base < y->base);
 }
 
-const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr)
+/* The span of data address @addr at @t (ns): the latest unload before @t
+ * that freed it, 0 if none. */
+static uint64_t data_span(const tr_journal_data *jd, uint64_t addr, uint64_t t)
 {
+    for (uint32_t i = jd->nunloads; i-- > 0;) {
+        const tr_journal_unload *u = &jd->unloads[i];
+        if (u->tick < t && addr >= u->lo && addr < u->hi)
+            return u->tick;
+    }
+    return 0;
+}
+
+const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr, uint64_t t)
+{
+    uint64_t since = jd->nunloads ? data_span(jd, addr, t) : 0;
     uint32_t lo = 0, hi = jd->nvariables;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (jd->variables[mid].base <= addr)
+        const tr_jvariable *v = &jd->variables[mid];
+        if (v->since < since || (v->since == since && v->base <= addr))
             lo = mid + 1;
         else
             hi = mid;
@@ -265,7 +302,27 @@ const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t a
     if (!lo)
         return 0;
     const tr_jvariable *v = &jd->variables[lo - 1];
-    return addr - v->base < v->size ? v : 0;
+    return v->since == since && addr - v->base < v->size ? v : 0;
+}
+
+/* The unloads, and the variables' spans, from ticks to ns (the time of
+ * the records the model looks them up for). */
+static int unloads_to_ns(tr_journal_data *jd, const tr_code_spans *spans)
+{
+    for (uint32_t i = 0; i < jd->nvariables; i++)
+        if (jd->variables[i].since)
+            jd->variables[i].since = tr_journal_ticks_to_ns(jd, jd->variables[i].since);
+    if (!spans->nunloads)
+        return 0;
+    jd->unloads = malloc(spans->nunloads * sizeof *jd->unloads);
+    if (!jd->unloads)
+        return -1;
+    for (uint32_t i = 0; i < spans->nunloads; i++) {
+        jd->unloads[i] = spans->unloads[i];
+        jd->unloads[i].tick = tr_journal_ticks_to_ns(jd, spans->unloads[i].tick);
+    }
+    jd->nunloads = spans->nunloads;
+    return 0;
 }
 
 /* Ticks of the TSC are turned into ns with the first and the last
@@ -424,12 +481,17 @@ static int load_or_fail(const char *path, tr_journal_data *jd, int keep, char *e
     }
     calibrate(jd);
     ix->clock = jd->clock;
+    tr_code_spans_finish(&ix->spans);
     for (uint32_t i = 0; i < jd->mpit.nclocks; i++) {
         jd->mpit.clocks[i].host_before = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_before);
         jd->mpit.clocks[i].host_after = tr_journal_ticks_to_ns(jd, jd->mpit.clocks[i].host_after);
     }
+    if (unloads_to_ns(jd, &ix->spans)) {
+        snprintf(err, errlen, "out of memory while reading %s", path);
+        return -1;
+    }
     if (jd->nvariables)
-        qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_base);
+        qsort(jd->variables, jd->nvariables, sizeof *jd->variables, by_span_base);
     for (uint32_t i = 0; i < jd->nlosses; i++) {
         jd->losses[i].first = tr_journal_ticks_to_ns(jd, jd->losses[i].first);
         jd->losses[i].last = tr_journal_ticks_to_ns(jd, jd->losses[i].last);
@@ -510,6 +572,7 @@ void tr_journal_data_free(tr_journal_data *jd)
     free(jd->strings);
     free(jd->symbols);
     free(jd->variables);
+    free(jd->unloads);
     free(jd->losses);
     tr_u64map_free(&jd->user_names);
     tr_u64map_free(&jd->texts);
@@ -522,9 +585,22 @@ void tr_journal_data_free(tr_journal_data *jd)
 const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr)
 {
     uint64_t i;
-    if (!codeptr || !tr_u64map_get(&jd->symbol_index, codeptr, &i))
+    if (codeptr & TR_CODE_KEY_NAMED) {
+        i = codeptr & ~TR_CODE_KEY_NAMED;
+        return i < jd->nsymbols ? &jd->symbols[i] : 0;
+    }
+    if (!codeptr || (codeptr & TR_CODE_KEY_UNNAMED) || !tr_u64map_get(&jd->symbol_index, codeptr, &i))
         return 0;
     return &jd->symbols[i];
+}
+
+uint64_t tr_journal_code_address(const tr_journal_data *jd, uint64_t key)
+{
+    if (key & TR_CODE_KEY_NAMED) {
+        const tr_jsymbol *s = tr_journal_find_symbol(jd, key);
+        return s ? s->codeptr : 0;
+    }
+    return key & TR_CODE_KEY_UNNAMED ? key & ~TR_CODE_KEY_UNNAMED : key;
 }
 
 const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id)

@@ -27,6 +27,7 @@ typedef struct tr_jsymbol {
 typedef struct tr_jvariable {
     uint64_t base, size, ref_ptr; /* ref_ptr != 0: declare target link */
     const char *name;
+    uint64_t since; /* its span (code_spans.h): the unload before it (ns), 0 none */
 } tr_jvariable;
 
 typedef struct tr_jloss {
@@ -56,8 +57,10 @@ typedef struct tr_journal_data {
     int ended, crashed, crash_signal;
     tr_journal_end end;
     uint64_t end_ns;       /* the run's end (or last event) in ns */
-    tr_jvariable *variables; /* sorted by base after loading */
+    tr_jvariable *variables; /* sorted by span, then base, after loading */
     uint32_t nvariables, capvariables;
+    tr_journal_unload *unloads; /* the UNLOAD frames by time, times in ns */
+    uint32_t nunloads;
     tr_jloss *losses;      /* pending at the end (drop mode) */
     uint32_t nlosses;
     tr_journal_stats stats;
@@ -98,10 +101,17 @@ void tr_journal_data_free(tr_journal_data *jd);
 uint64_t tr_journal_records_stored(const tr_journal_data *jd);
 
 uint64_t tr_journal_ticks_to_ns(const tr_journal_data *jd, uint64_t ticks);
+/* The symbol of a record's code address as the journal's reader gives it:
+ * the address itself, or a key of its span after an unload (code_spans.h);
+ * NULL when unnamed. */
 const tr_jsymbol *tr_journal_find_symbol(const tr_journal_data *jd, uint64_t codeptr);
+/* The code address behind such a key (an address: itself). */
+uint64_t tr_journal_code_address(const tr_journal_data *jd, uint64_t key);
 const char *tr_journal_user_name(const tr_journal_data *jd, uint32_t id);
 const char *tr_journal_text(const tr_journal_data *jd, uint64_t id);
 /* The named global holding host address @addr, or NULL. */
-const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr);
+/* The named global that held host address @addr at time @t (ns): a library
+ * loaded where an unloaded one was has globals of its own there. */
+const tr_jvariable *tr_journal_variable_at(const tr_journal_data *jd, uint64_t addr, uint64_t t);
 
 #endif

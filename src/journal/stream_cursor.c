@@ -67,6 +67,7 @@ static inline size_t ring_slot(const tr_stream_cursor *c, size_t k)
 static void emit(tr_stream_cursor *c, tr_record r)
 {
     const tr_journal_clock *k = &c->ix->clock;
+    tr_code_spans_rekey(&c->ix->spans, &r); /* by the time in ticks, as the unloads are */
     r.time = tr_journal_clock_ns(k, r.time);
     if (r.type == TR_REC_LOSS) {
         r.u[1] = tr_journal_clock_ns(k, r.u[1]);

@@ -7,6 +7,9 @@
 
 void tr_host_attr(tr_host *h, enum tr_attr a, uint64_t v)
 {
+    /* A code address after an unload arrives as its span's key. */
+    if (a == TR_ATTR_CODEPTR)
+        v = tr_journal_code_address(h->p->m->jd, v);
     if (h->emits)
         tr_mattrs_add(&h->attrs, a, v);
 }

@@ -51,7 +51,7 @@ static void data_op(tr_host *h, const tr_record *r, const tr_record *end)
         tr_host_attr(h, TR_ATTR_CODEPTR, end->u[0]);
     /* The host side of the op, named when it is a global variable. */
     uint64_t host = freed.has_host ? freed.host : tr_data_op_host_addr(r);
-    const tr_jvariable *var = host ? tr_journal_variable_at(p->m->jd, host) : 0;
+    const tr_jvariable *var = host ? tr_journal_variable_at(p->m->jd, host, r->time) : 0;
     if (var)
         tr_host_text(h, TR_ATTR_VARIABLE, var->name);
     tr_host_enter(h, r->time, region);

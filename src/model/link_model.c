@@ -70,7 +70,7 @@ int tr_link_model_build(const tr_journal_data *jd, const tr_collected *data, tr_
     for (size_t i = 0; i < n && !rc; i++) {
         const tr_record *r = ops[i].r;
         if (tr_optype_is_alloc(r->sub)) {
-            const tr_jvariable *v = tr_journal_variable_at(jd, r->u[1]);
+            const tr_jvariable *v = tr_journal_variable_at(jd, r->u[1], r->time);
             if (!v || !v->ref_ptr || !r->u[2])
                 continue;
             if (lm->n == lm->cap) {

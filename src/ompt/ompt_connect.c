@@ -352,7 +352,8 @@ __attribute__((visibility("default"))) void __tgt_register_lib(void *desc)
 /* An offload image going away: at exit, or from the destructor of a library
  * the program dlcloses, which is still mapped now and will not be after.
  * The consumer names the kernels and variables recorded so far first, while
- * their code and tables can still be read. */
+ * their code and tables can still be read, and the addresses the image
+ * frees get new names from now on (core/unload.h). */
 __attribute__((visibility("default"))) void __tgt_unregister_lib(void *desc)
 {
     static register_fn real;
@@ -361,7 +362,9 @@ __attribute__((visibility("default"))) void __tgt_unregister_lib(void *desc)
         fn = real_register("__tgt_unregister_lib");
         __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
     }
-    tr_before_unload();
+    /* The descriptor lies in the image's own data: its object is the one
+     * going away (its destructor called us, if there is none). */
+    tr_before_unload(desc ? desc : __builtin_return_address(0));
     if (fn && fn != __tgt_unregister_lib)
         fn(desc);
 }

@@ -26,7 +26,7 @@ VERSION = 1
 HEADER = struct.Struct("<IHHIIQQIIQIIQ")   # 64 bytes, field order of tr_frame_header
 assert HEADER.size == 64
 
-START, CHUNK, STRING, SYMBOL, CLOCK, END, CRASH, VARIABLE, MPIT, MPI_RANK, CLOCK_OFFSET, SALVAGED = range(1, 13)
+START, CHUNK, STRING, SYMBOL, CLOCK, END, CRASH, VARIABLE, MPIT, MPI_RANK, CLOCK_OFFSET, SALVAGED, UNLOAD = range(1, 14)
 
 MPI_RANK_PAYLOAD = struct.Struct("<iiQQ")      # tr_journal_mpi_rank: rank, size, reserved[2]
 CLOCK_OFFSET_PAYLOAD = struct.Struct("<QqQII")  # tr_journal_clock_offset: local_ns, offset_ns, rtt_ns, when, pad
