@@ -48,7 +48,10 @@ def one(c, tmp, label, max_memory):
                              env=h.base_env())
         _, status, usage = os.wait4(r.pid, 0)
     with open(os.path.join(tmp, label + ".err")) as f:
-        lines = [ln for ln in f.read().splitlines() if ln.startswith("tracer:")]
+        text = f.read()
+    lines = [ln for ln in text.splitlines() if ln.startswith("tracer:")]
+    for marker in h.SANITIZER_MARKERS:
+        c.check(marker not in text, "%s: sanitizer report from recover: %r" % (what, marker))
     c.equal((os.waitstatus_to_exitcode(status), lines), (0, []), "%s: recover's exit status and lines" % what)
     cpu = usage.ru_utime + usage.ru_stime
     print("%s: tracer recover took %.3f s of CPU" % (what, cpu))

@@ -75,7 +75,7 @@ class Live:
         self.p.wait(timeout=300)
         self.p.stdout.close()
         self.p.stderr.close()
-        return out.decode(errors="replace"), err.decode(errors="replace")
+        return out.decode(errors="replace"), sanitizer_free(err.decode(errors="replace"), "live_marks")
 
     def kill(self):
         self.p.kill()
@@ -94,8 +94,17 @@ def recover(args, **kw):
     return p, time.monotonic() - t
 
 
+SANITIZER_REPORTS = []   # (what, marker) found in any stderr read
+
+
+def sanitizer_free(text, what):
+    SANITIZER_REPORTS.extend((what, m) for m in h.SANITIZER_MARKERS if m in text)
+    return text
+
+
 def lines_of(p):
-    return [ln for ln in p.stderr.decode(errors="replace").splitlines() if ln.startswith("tracer:")]
+    text = sanitizer_free(p.stderr.decode(errors="replace"), "tracer recover")
+    return [ln for ln in text.splitlines() if ln.startswith("tracer:")]
 
 
 def no_archive(d):
@@ -182,7 +191,8 @@ def ends_while_recover_waits(c, tmp, cli, how):
         c.equal([ln for ln in err.splitlines() if ln.startswith("tracer:")], [],
                 "%s: the program's tracer: lines" % what)
     _, err = rec.communicate(timeout=300)
-    lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.startswith("tracer:")]
+    lines = [ln for ln in sanitizer_free(err.decode(errors="replace"), "tracer recover").splitlines()
+             if ln.startswith("tracer:")]
     if how == "dies":
         c.equal((rec.returncode, lines), (0, []), "%s: recover's exit status and lines" % what)
     else:
@@ -236,7 +246,8 @@ def two_at_once(c, tmp, cli):
         os.close(fd)
     ps = [subprocess.Popen([cli, "recover", race], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=h.base_env())
           for _ in range(2)]
-    results = [(q.wait(timeout=300), q.stderr.read().decode(errors="replace")) for q in ps]
+    results = [(q.wait(timeout=300), sanitizer_free(q.stderr.read().decode(errors="replace"), "tracer recover"))
+               for q in ps]
     for q in ps:
         q.stdout.close()
         q.stderr.close()
@@ -313,6 +324,7 @@ def main():
                 job_after_abort(c, tmp, cli, k)
         else:
             c.note("MPICH not found: the job after MPI_Abort is not run")
+        c.equal(SANITIZER_REPORTS, [], "sanitizer reports")
     finally:
         if not os.environ.get("TEST_KEEP"):
             shutil.rmtree(tmp, ignore_errors=True)

@@ -52,6 +52,9 @@ def one(c, tmp, kind, plant):
             c.check(False, "%s: tracer recover hangs (killed after 60 s)" % what)
             return
         lines = h.tracer_lines(r)
+        err = r.stderr.decode(errors="replace")
+        for marker in h.SANITIZER_MARKERS:
+            c.check(marker not in err, "%s: sanitizer report from recover: %r" % (what, marker))
         c.equal(r.returncode, 0, "%s: recover's exit status (%r)" % (what, lines))
         c.check(len(lines) == 1 and path in lines[0] and "not used" in lines[0],
                 "%s: want one line that %s is not used, got %r" % (what, path, lines))

@@ -16,7 +16,6 @@
 
 #include "commands.h"
 #include "core/config.h"
-#include "journal/inflight_access.h"
 #include "journal/inflight_salvage.h"
 #include "journal/journal_format.h"
 #include "writer/writer.h"
@@ -51,9 +50,10 @@ void cmd_recover_usage(FILE *fp)
 }
 
 /* How long recover waits for runs that hold their in-flight files to let
- * go: a launcher may return before the ranks it killed are gone, and a run
- * that is saving its end holds its file until it has. A run still holding
- * it then is going on. */
+ * go, from the first one found held (all of a job's ranks together): a
+ * launcher may return before the ranks it killed are gone, and a run that
+ * is saving its end holds its file until it has. A run still holding it
+ * then is going on. */
 #define HOLDER_WAIT_NS (5 * 1000000000ull)
 
 /* One recover at a time in @dir: two would append the same chunks, and
@@ -156,9 +156,9 @@ static void print_skipped(const tr_convert_report *r, int job)
 /* Before the archive is written: what the in-flight file adds to @journal.
  * Problems go to stderr at once; the per-thread report waits for the
  * archive's line (print_salvage). */
-static void salvage(const char *journal, const char *who, uint64_t deadline_ns, tr_salvage_report *r)
+static void salvage(const char *journal, const char *who, tr_holder_wait *w, tr_salvage_report *r)
 {
-    int rc = tr_inflight_salvage(journal, deadline_ns, r);
+    int rc = tr_inflight_salvage(journal, w, r);
     if (r->state == TR_SALVAGE_LIVE)
         fprintf(stderr, "tracer: recover: %sthe run is still going (a living process holds %s); nothing is written "
                         "while it runs, --force or not: recover once it has ended\n",
@@ -269,11 +269,11 @@ static int recover_job(const char *dir, struct dirent **list, int n, int force)
     char (*who)[32] = calloc((size_t)n, sizeof *who);
     if (!sr || !who)
         oom = 1;
-    uint64_t deadline = tr_inflight_now_ns() + HOLDER_WAIT_NS;
+    tr_holder_wait wait = {HOLDER_WAIT_NS, 0};
     int live = 0;
     for (int i = 0; !oom && i < n; i++) {
         snprintf(who[i], sizeof who[i], "rank %ld: ", strtol(list[i]->d_name + 4, 0, 10));
-        salvage(paths[i], who[i], deadline, &sr[i]);
+        salvage(paths[i], who[i], &wait, &sr[i]);
         live += sr[i].state == TR_SALVAGE_LIVE;
     }
     /* A rank still going: each said so, and nothing is written. */
@@ -370,7 +370,8 @@ int cmd_recover(int argc, char **argv)
         return 1;
     }
     tr_salvage_report sr;
-    salvage(journal, "", tr_inflight_now_ns() + HOLDER_WAIT_NS, &sr);
+    tr_holder_wait wait = {HOLDER_WAIT_NS, 0};
+    salvage(journal, "", &wait, &sr);
     if (sr.state == TR_SALVAGE_LIVE || trace_appeared(dir, force)) {
         tr_salvage_report_free(&sr);
         return 1;

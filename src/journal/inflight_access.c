@@ -41,14 +41,14 @@ int tr_inflight_open_checked(const char *path, uid_t owner, char *why, size_t si
     return -1;
 }
 
-uint64_t tr_inflight_now_ns(void)
+static uint64_t now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int tr_inflight_wait_unheld(int fd, uint64_t deadline_ns, int *waited)
+int tr_inflight_wait_unheld(int fd, tr_holder_wait *w, int *waited)
 {
     *waited = 0;
     for (;;) {
@@ -58,11 +58,13 @@ int tr_inflight_wait_unheld(int fd, uint64_t deadline_ns, int *waited)
             return 0;
         if (errno != EAGAIN && errno != EACCES && errno != EINTR)
             return -1;
-        uint64_t now = tr_inflight_now_ns();
-        if (now >= deadline_ns)
+        uint64_t now = now_ns();
+        if (!w->deadline_ns)
+            w->deadline_ns = now + w->budget_ns;
+        if (now >= w->deadline_ns)
             return 1;
         *waited = 1;
-        uint64_t step = deadline_ns - now < RETRY_NS ? deadline_ns - now : RETRY_NS;
+        uint64_t step = w->deadline_ns - now < RETRY_NS ? w->deadline_ns - now : RETRY_NS;
         struct timespec ts = {(time_t)(step / 1000000000ull), (long)(step % 1000000000ull)};
         nanosleep(&ts, 0);
     }

@@ -24,15 +24,20 @@
  * @size bytes) says what is wrong. */
 int tr_inflight_open_checked(const char *path, uid_t owner, char *why, size_t size);
 
-/* Whether a living process still holds @fd's file. Polls until
- * @deadline_ns (CLOCK_MONOTONIC) for a holder that is dying or ending to be
- * gone. Returns 0: none (a read lock is then held through @fd, until it is
- * closed), 1: still held at the deadline, -1: cannot tell (errno).
- * *@waited: whether it was held at first (the run may have written to its
- * journal meanwhile). */
-int tr_inflight_wait_unheld(int fd, uint64_t deadline_ns, int *waited);
+/* How long to wait for holders that are dying or ending: one budget for
+ * all the files of a recover (a job's ranks), which starts at the first
+ * file found held, not before (reading big journals takes none of it). */
+typedef struct tr_holder_wait {
+    uint64_t budget_ns;
+    uint64_t deadline_ns; /* CLOCK_MONOTONIC; 0 until a held file starts it */
+} tr_holder_wait;
 
-/* CLOCK_MONOTONIC now, in ns: for deadlines. */
-uint64_t tr_inflight_now_ns(void);
+/* Whether a living process still holds @fd's file. Polls until @w's
+ * deadline for a holder that is dying or ending to be gone. Returns 0:
+ * none (a read lock is then held through @fd, until it is closed), 1:
+ * still held at the deadline, -1: cannot tell (errno). *@waited: whether
+ * it was held at first (the run may have written to its journal
+ * meanwhile). */
+int tr_inflight_wait_unheld(int fd, tr_holder_wait *w, int *waited);
 
 #endif

@@ -16,7 +16,6 @@
 #include "core/buf.h"
 #include "core/inflight.h"
 #include "common/sort.h"
-#include "journal/inflight_access.h"
 #include "journal/journal_format.h"
 #include "journal/journal_read.h"
 
@@ -311,7 +310,7 @@ static int take_file(const char *journal, tr_salvage_report *r, scan *s, int ffd
     return rc;
 }
 
-int tr_inflight_salvage(const char *journal, uint64_t deadline_ns, tr_salvage_report *r)
+int tr_inflight_salvage(const char *journal, tr_holder_wait *w, tr_salvage_report *r)
 {
     memset(r, 0, sizeof *r);
     scan s = {0};
@@ -345,7 +344,7 @@ int tr_inflight_salvage(const char *journal, uint64_t deadline_ns, tr_salvage_re
     if (ffd >= 0) {
         r->state = TR_SALVAGE_BAD;
         int waited = 0;
-        int held = tr_inflight_wait_unheld(ffd, deadline_ns, &waited);
+        int held = tr_inflight_wait_unheld(ffd, w, &waited);
         struct stat fs;
         tr_inflight_header h;
         if (held > 0) {

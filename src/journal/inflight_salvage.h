@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "journal/inflight_access.h"
+
 enum tr_salvage_state {
     TR_SALVAGE_NONE,  /* the journal names no file: /dev/shm was unusable, or a journal before it */
     TR_SALVAGE_GONE,  /* named, but removed: the run saved every chunk in the journal itself */
@@ -56,11 +58,10 @@ typedef struct tr_salvage_report {
 /* Reads @journal's in-flight file and appends to @journal what only that
  * file holds (a torn frame at the journal's end is cut off first: no reader
  * could use it, and it would hide what follows). A run that holds the file
- * is waited for until @deadline_ns (CLOCK_MONOTONIC, tr_inflight_now_ns):
- * one that is dying or saving its end lets go within it; one still holding
- * it then is TR_SALVAGE_LIVE. Fills @r, also on failure. Returns 0, or -1
+ * is waited for as @w allows: one that is dying or saving its end lets go
+ * within it; one still holding it then is TR_SALVAGE_LIVE. Fills @r, also on failure. Returns 0, or -1
  * when the journal cannot be read or appended to. */
-int tr_inflight_salvage(const char *journal, uint64_t deadline_ns, tr_salvage_report *r);
+int tr_inflight_salvage(const char *journal, tr_holder_wait *w, tr_salvage_report *r);
 /* Removes the file once an archive holds its records (TR_SALVAGE_TAKEN only). */
 void tr_inflight_salvage_remove(const tr_salvage_report *r);
 void tr_salvage_report_free(tr_salvage_report *r);
