@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,8 +42,37 @@ void cmd_recover_usage(FILE *fp)
           "\n"
           "  --force   replace a trace DIR already holds (the journal stays)\n"
           "\n"
+          "A run still going is never recovered, --force or not: its process holds\n"
+          "its in-flight file, and recover writes nothing while it does (it waits a\n"
+          "few seconds for a process that is dying or ending). One recover at a time\n"
+          "works on DIR: a second one says so and does nothing.\n"
+          "\n"
           "exit status: 0 written, 1 failed, 2 usage error\n",
           fp);
+}
+
+/* How long recover waits for runs that hold their in-flight files to let
+ * go, from the first one found held (all of a job's ranks together): a
+ * launcher may return before the ranks it killed are gone, and a run that
+ * is saving its end holds its file until it has. A run still holding it
+ * then is going on. */
+#define HOLDER_WAIT_NS (5 * 1000000000ull)
+
+/* One recover at a time in @dir: two would append the same chunks, and
+ * each would find the other's archive in its way. The lock goes with the
+ * process. Returns 0 (also when @dir cannot be locked: what reads it then
+ * says what is wrong), or -1 with one line said. */
+static int lock_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || !flock(fd, LOCK_EX | LOCK_NB))
+        return 0;
+    int e = errno;
+    close(fd);
+    if (e != EWOULDBLOCK)
+        return 0;
+    fprintf(stderr, "tracer: recover: another 'tracer recover' is working on %s; nothing done\n", dir);
+    return -1;
 }
 
 /* A crashed run leaves its claim: an empty traces.otf2. A real one is kept
@@ -128,12 +158,13 @@ static void print_skipped(const tr_convert_report *r, int job)
 /* Before the archive is written: what the in-flight file adds to @journal.
  * Problems go to stderr at once; the per-thread report waits for the
  * archive's line (print_salvage). */
-static void salvage(const char *journal, const char *who, tr_salvage_report *r)
+static void salvage(const char *journal, const char *who, tr_holder_wait *w, tr_salvage_report *r)
 {
-    int rc = tr_inflight_salvage(journal, r);
+    int rc = tr_inflight_salvage(journal, w, r);
     if (r->state == TR_SALVAGE_LIVE)
-        fprintf(stderr, "tracer: recover: %sthe process still runs (it maps %s); only its journal is used\n", who,
-                r->path);
+        fprintf(stderr, "tracer: recover: %sthe run is still going (a living process holds %s); nothing is written "
+                        "while it runs, --force or not: recover once it has ended\n",
+                who, r->path);
     else if (r->state == TR_SALVAGE_ELSEWHERE)
         fprintf(stderr, "tracer: recover: %sthe run's last events are in %s on host %s, not here: run 'tracer "
                         "recover --force' on %s too (each run takes the files of its host)\n",
@@ -190,50 +221,75 @@ static void remove_exit_marks(const char *dir)
     closedir(d);
 }
 
+/* A run that ended while recover waited for it wrote its own trace. */
+static int trace_appeared(const char *dir, int force)
+{
+    if (force || !holds_trace(dir))
+        return 0;
+    fprintf(stderr, "tracer: recover: %s already holds a trace (the run wrote it as it ended); --force replaces it\n",
+            dir);
+    return 1;
+}
+
+/* The archive of the job's @n journals @paths; what each rank's in-flight
+ * file gave, @sr, is said after it. */
+static int write_job(const char *dir, char **paths, int n, const tr_salvage_report *sr, char (*who)[32])
+{
+    tr_convert_report r;
+    if (tr_writer_convert_job((const char *const *)paths, (size_t)n, dir, &r)) {
+        fprintf(stderr, "tracer: recover: %s\n", r.error);
+        return 1;
+    }
+    remove_exit_marks(dir);
+    print_skipped(&r, 1);
+    if (r.ranks_lost)
+        fprintf(stderr, "tracer: recover: %llu rank journal%s lost, %s; %s no events in the archive, marked "
+                        "'journal lost'; the other ranks are recovered\n",
+                (unsigned long long)r.ranks_lost, r.ranks_lost == 1 ? "" : "s", r.lost_journals,
+                r.ranks_lost == 1 ? "its rank has" : "their ranks have");
+    printf("recovered %s/traces.otf2: %llu of %llu ranks, %llu events of %llu host threads and %llu devices (%s", dir,
+           (unsigned long long)r.ranks, (unsigned long long)r.job_size, (unsigned long long)r.events,
+           (unsigned long long)r.locations, (unsigned long long)r.devices,
+           strcmp(r.ends, "normal end") ? r.ends : "every rank ended normally");
+    if (r.ranks_missing)
+        printf("; missing: rank%s %s", r.ranks_missing == 1 ? "" : "s", r.missing);
+    printf(")\n");
+    for (int i = 0; i < n; i++)
+        print_salvage(&sr[i], who[i], 1);
+    return 0;
+}
+
 /* The job's journals -> DIR/traces.otf2. @list: the rank journals found. */
-static int recover_job(const char *dir, struct dirent **list, int n)
+static int recover_job(const char *dir, struct dirent **list, int n, int force)
 {
     char **paths = calloc((size_t)n, sizeof *paths);
-    int rc = paths ? 0 : 1;
-    for (int i = 0; !rc && i < n; i++) {
+    int oom = !paths;
+    for (int i = 0; !oom && i < n; i++) {
         size_t len = strlen(dir) + strlen(list[i]->d_name) + 16;
         paths[i] = malloc(len);
         if (!paths[i])
-            rc = 1;
+            oom = 1;
         else
             snprintf(paths[i], len, "%s/journals/%s", dir, list[i]->d_name);
     }
     tr_salvage_report *sr = calloc((size_t)n, sizeof *sr);
     char (*who)[32] = calloc((size_t)n, sizeof *who);
     if (!sr || !who)
-        rc = 1;
-    for (int i = 0; !rc && i < n; i++) {
+        oom = 1;
+    tr_holder_wait wait = {HOLDER_WAIT_NS, 0};
+    int live = 0;
+    for (int i = 0; !oom && i < n; i++) {
         snprintf(who[i], sizeof who[i], "rank %ld: ", strtol(list[i]->d_name + 4, 0, 10));
-        salvage(paths[i], who[i], &sr[i]);
+        salvage(paths[i], who[i], &wait, &sr[i]);
+        live += sr[i].state == TR_SALVAGE_LIVE;
     }
-    tr_convert_report r;
-    if (rc) {
+    /* A rank still going: each said so, and nothing is written. */
+    int rc = oom || live || trace_appeared(dir, force);
+    if (oom)
         fprintf(stderr, "tracer: recover: out of memory\n");
-    } else if (tr_writer_convert_job((const char *const *)paths, (size_t)n, dir, &r)) {
-        fprintf(stderr, "tracer: recover: %s\n", r.error);
-        rc = 1;
-    } else {
-        remove_exit_marks(dir);
-        print_skipped(&r, 1);
-        if (r.ranks_lost)
-            fprintf(stderr, "tracer: recover: %llu rank journal%s lost, %s; %s no events in the archive, marked "
-                            "'journal lost'; the other ranks are recovered\n",
-                    (unsigned long long)r.ranks_lost, r.ranks_lost == 1 ? "" : "s", r.lost_journals,
-                    r.ranks_lost == 1 ? "its rank has" : "their ranks have");
-        printf("recovered %s/traces.otf2: %llu of %llu ranks, %llu events of %llu host threads and %llu devices (%s",
-               dir, (unsigned long long)r.ranks, (unsigned long long)r.job_size, (unsigned long long)r.events,
-               (unsigned long long)r.locations, (unsigned long long)r.devices,
-               strcmp(r.ends, "normal end") ? r.ends : "every rank ended normally");
-        if (r.ranks_missing)
-            printf("; missing: rank%s %s", r.ranks_missing == 1 ? "" : "s", r.missing);
-        printf(")\n");
-        for (int i = 0; i < n; i++)
-            print_salvage(&sr[i], who[i], 1);
+    if (!rc) {
+        remove_old_archive(dir);
+        rc = write_job(dir, paths, n, sr, who);
     }
     for (int i = 0; sr && i < n; i++)
         tr_salvage_report_free(&sr[i]);
@@ -291,6 +347,8 @@ int cmd_recover(int argc, char **argv)
     }
     if (write_threads())
         return 2;
+    if (lock_dir(dir))
+        return 1;
     char journal[4200];
     snprintf(journal, sizeof journal, "%s/journals", dir);
     struct dirent **list = 0;
@@ -301,8 +359,7 @@ int cmd_recover(int argc, char **argv)
             fprintf(stderr, "tracer: recover: %s already holds a trace; --force replaces it\n", dir);
             rc = 1;
         } else {
-            remove_old_archive(dir);
-            rc = recover_job(dir, list, njournals);
+            rc = recover_job(dir, list, njournals, force);
         }
         for (int i = 0; i < njournals; i++)
             free(list[i]);
@@ -319,9 +376,14 @@ int cmd_recover(int argc, char **argv)
         fprintf(stderr, "tracer: recover: %s already holds a trace; --force replaces it\n", dir);
         return 1;
     }
-    remove_old_archive(dir);
     tr_salvage_report sr;
-    salvage(journal, "", &sr);
+    tr_holder_wait wait = {HOLDER_WAIT_NS, 0};
+    salvage(journal, "", &wait, &sr);
+    if (sr.state == TR_SALVAGE_LIVE || trace_appeared(dir, force)) {
+        tr_salvage_report_free(&sr);
+        return 1;
+    }
+    remove_old_archive(dir);
     tr_convert_report r;
     if (tr_writer_convert(journal, dir, &r)) {
         fprintf(stderr, "tracer: recover: %s\n", r.error);

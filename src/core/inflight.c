@@ -1,5 +1,5 @@
 /* inflight.c - the chunk pool in a /dev/shm file (inflight.h). */
-#define _GNU_SOURCE 1 /* fallocate */
+#define _GNU_SOURCE 1 /* fallocate, F_OFD_SETLK */
 #include "core/inflight.h"
 
 #include <errno.h>
@@ -20,6 +20,7 @@
 static char path[96];
 static tr_fd kept = TR_FD_NONE;
 static char *chunks_base;
+static tr_inflight_header *header;
 static size_t chunk_size;
 static uint64_t run_id;
 static int full_once;
@@ -66,6 +67,11 @@ void *tr_inflight_create(uint64_t chunks, size_t chunk_bytes)
     fd = tr_fd_keep(&kept, fd);
     if (fd < 0)
         return fail("cannot keep", errno);
+    /* Says "this run is alive" to `tracer recover` until the process is
+     * gone. Without it recover could not tell, and might take a live file. */
+    struct flock alive = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_OFD_SETLK, &alive))
+        return fail("cannot lock", errno);
     size_t bytes = TR_INFLIGHT_HEADER_BYTES + (size_t)chunks * chunk_bytes;
     if (ftruncate(fd, (off_t)bytes))
         return fail("cannot size", errno);
@@ -85,6 +91,7 @@ void *tr_inflight_create(uint64_t chunks, size_t chunk_bytes)
                             .pid = (uint64_t)getpid(), .run_id = run_id};
     memcpy(h.magic, TR_INFLIGHT_MAGIC, 8);
     memcpy(map, &h, sizeof h);
+    header = (tr_inflight_header *)map;
     chunks_base = map + TR_INFLIGHT_HEADER_BYTES;
     chunk_size = chunk_bytes;
     return chunks_base;
@@ -103,6 +110,12 @@ void tr_inflight_reserve(uint32_t i)
     if (fd < 0 && path[0])
         fd = tr_fd_reclaim(&kept, path, O_RDWR | O_CLOEXEC);
     if (fd >= 0 && !fallocate(fd, 0, off, (off_t)chunk_size)) {
+        /* Before the chunk's first record: a chunk above the mark never
+         * held one. Threads take fresh chunks concurrently: only raise. */
+        uint64_t mark = __atomic_load_n(&header->handed_out, __ATOMIC_RELAXED);
+        while (mark < (uint64_t)i + 1 && !__atomic_compare_exchange_n(&header->handed_out, &mark, (uint64_t)i + 1, 1,
+                                                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+            ;
         errno = saved;
         return;
     }
@@ -131,5 +144,9 @@ void tr_inflight_forget(void)
 {
     path[0] = 0;
     chunks_base = 0;
-    kept = (tr_fd)TR_FD_NONE; /* the parent's descriptor: left open (close-on-exec), never used */
+    header = 0;
+    /* The parent's open file description, and so its lock, stays held by
+     * the parent's descriptor and mapping; only this copy goes (if the
+     * number still names the file: else it is the program's). */
+    tr_fd_release(&kept);
 }

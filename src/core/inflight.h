@@ -14,7 +14,16 @@
  *
  * tmpfs, not the trace directory: a shared mapping of a disk file faults on
  * a page's first store after each write-back (page_mkwrite), on the
- * application's thread; tmpfs pages are never written back. */
+ * application's thread; tmpfs pages are never written back.
+ *
+ * The living process holds an OFD write lock on the whole file from its
+ * creation: the lock belongs to the open file description, which the
+ * mapping keeps open (a program closing every descriptor does not drop it),
+ * and the kernel drops it when the process is gone, whatever killed it. So
+ * `tracer recover` tells a live run from a dead one by trying the lock, in
+ * any pid namespace that shares /dev/shm (docs/crash-survival.md). A forked
+ * child closes its copy of the descriptor (tr_inflight_forget); exec closes
+ * it (close-on-exec). */
 #ifndef TR_CORE_INFLIGHT_H
 #define TR_CORE_INFLIGHT_H
 
@@ -22,7 +31,7 @@
 #include <stdint.h>
 
 #define TR_INFLIGHT_MAGIC "TRINFLT1"
-#define TR_INFLIGHT_VERSION 1
+#define TR_INFLIGHT_VERSION 2
 #define TR_INFLIGHT_HEADER_BYTES 4096u
 #define TR_INFLIGHT_DIR "/dev/shm"
 
@@ -35,6 +44,9 @@ typedef struct tr_inflight_header {
     uint64_t chunks;        /* the pool's capacity */
     uint64_t pid;           /* the process, as in the journal's START frame */
     uint64_t run_id;        /* random, also in the journal's START frame */
+    uint64_t handed_out;    /* chunks [0, handed_out) may hold records: the pool's high-water
+                             * mark, raised (atomically) before a fresh chunk is used, so
+                             * recover reads only those (a 1 TiB pool is 16M chunks) */
 } tr_inflight_header;
 
 /* Creates the file for a pool of @chunks chunks of @chunk_bytes, maps it
@@ -53,7 +65,9 @@ uint64_t tr_inflight_run_id(void);
  * valid. Async-signal-safe. */
 void tr_inflight_remove(void);
 /* A forked child: it has no mapping (MADV_DONTFORK) and must never remove
- * the parent's file. */
+ * the parent's file, nor hold its lock: its copy of the descriptor is
+ * closed, so the parent's death is seen even while the child lives on.
+ * Async-signal-safe. */
 void tr_inflight_forget(void);
 
 #endif

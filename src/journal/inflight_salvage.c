@@ -116,21 +116,6 @@ static uint32_t journal_records(const copy *v, size_t n, uint32_t location, uint
     return lo < n && v[lo].location == location && v[lo].seq == seq ? v[lo].records : 0;
 }
 
-/* The process still runs with the file mapped: its pool is live. */
-static int still_mapped(uint64_t pid, const char *path)
-{
-    char p[64], line[512];
-    snprintf(p, sizeof p, "/proc/%llu/maps", (unsigned long long)pid);
-    FILE *f = fopen(p, "re");
-    if (!f)
-        return 0;
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, path) != 0;
-    fclose(f);
-    return found;
-}
-
 /* One frame, one writev: appends from another process never interleave. */
 static int append_frame(int fd, tr_frame_header *h, uint16_t type, const void *payload, uint64_t bytes)
 {
@@ -182,7 +167,8 @@ static int records_plausible(const tr_chunk *c, uint32_t n)
     return 1;
 }
 
-/* Reads the file's chunks; appends to @jfd those that add records. */
+/* Reads the file's first @nchunks chunks (those ever handed out); appends
+ * to @jfd those that add records. */
 static int take_chunks(tr_salvage_report *r, scan *s, int ffd, int jfd, uint64_t nchunks, size_t njournal)
 {
     tr_chunk *c = malloc(sizeof *c);
@@ -266,26 +252,84 @@ static void account(tr_salvage_report *r, scan *s)
     }
 }
 
-int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
+/* The journal's frames into @s (emptied first); @r->problem on failure. */
+static int scan_journal(const char *journal, scan *s, tr_journal_stats *st, tr_salvage_report *r)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+    if (tr_journal_scan_at(journal, visit, s, st) || s->oom) {
+        int e = s->oom ? ENOMEM : errno;
+        snprintf(r->problem, sizeof r->problem, "cannot read %s: %s", journal, strerror(e));
+        errno = e;
+        return -1;
+    }
+    tr_sort(s->v, s->n, sizeof *s->v, by_location_seq);
+    return 0;
+}
+
+/* The file's header, checked against the journal's START frame. Returns
+ * 0, or -1 with @r->problem said. */
+static int read_header(int ffd, const scan *s, tr_inflight_header *h, tr_salvage_report *r)
+{
+    struct stat fs;
+    if (fstat(ffd, &fs) || pread(ffd, h, sizeof *h, 0) != (ssize_t)sizeof *h || memcmp(h->magic, TR_INFLIGHT_MAGIC, 8) ||
+        h->version != TR_INFLIGHT_VERSION || h->header_bytes != TR_INFLIGHT_HEADER_BYTES ||
+        h->chunk_bytes != sizeof(tr_chunk) || h->record_bytes != sizeof(tr_record))
+        snprintf(r->problem, sizeof r->problem, "not an in-flight file of this version of tracer");
+    else if (h->pid != s->pid || h->run_id != s->run_id)
+        snprintf(r->problem, sizeof r->problem, "the file is another run's");
+    else if (h->handed_out > h->chunks || (uint64_t)fs.st_size < TR_INFLIGHT_HEADER_BYTES + h->chunks * sizeof(tr_chunk))
+        snprintf(r->problem, sizeof r->problem, "the file is shorter than its header says");
+    else
+        return 0;
+    return -1;
+}
+
+/* Appends to @journal what the unheld file @ffd adds. */
+static int take_file(const char *journal, tr_salvage_report *r, scan *s, int ffd, const tr_inflight_header *h)
+{
+    int rc = 0;
+    struct stat js;
+    int jfd = open(journal, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    /* A frame torn by the death hides whatever follows it. */
+    if (jfd < 0 || fstat(jfd, &js) || ((uint64_t)js.st_size > s->end && ftruncate(jfd, (off_t)s->end))) {
+        snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
+        rc = -1;
+    } else {
+        r->state = TR_SALVAGE_TAKEN;
+        rc = take_chunks(r, s, ffd, jfd, h->handed_out, s->n);
+        if (!rc && append_salvaged(jfd, s->run_id)) {
+            snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
+            rc = -1;
+        }
+    }
+    if (jfd >= 0 && close(jfd) && !rc) {
+        snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+int tr_inflight_salvage(const char *journal, tr_holder_wait *w, tr_salvage_report *r)
 {
     memset(r, 0, sizeof *r);
     scan s = {0};
     tr_journal_stats st;
-    if (tr_journal_scan_at(journal, visit, &s, &st) || s.oom) {
-        snprintf(r->problem, sizeof r->problem, "cannot read %s: %s", journal, s.oom ? "out of memory" : strerror(errno));
+    struct stat js;
+    if (scan_journal(journal, &s, &st, r) || stat(journal, &js)) {
+        if (!r->problem[0])
+            snprintf(r->problem, sizeof r->problem, "cannot read %s: %s", journal, strerror(errno));
         free(s.v);
         return -1;
     }
-    size_t njournal = s.n;
-    tr_sort(s.v, s.n, sizeof *s.v, by_location_seq);
     int rc = 0;
     snprintf(r->path, sizeof r->path, "%s", s.path);
-    r->state = s.named ? TR_SALVAGE_GONE : TR_SALVAGE_NONE;
-    int ffd = s.named ? open(s.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
     snprintf(r->host, sizeof r->host, "%s", s.host);
-    if (ffd < 0 && s.named && errno != ENOENT) {
+    r->state = s.named ? TR_SALVAGE_GONE : TR_SALVAGE_NONE;
+    int ffd = s.named ? tr_inflight_open_checked(s.path, js.st_uid, r->problem, sizeof r->problem) : -1;
+    int absent = ffd < 0 && errno == ENOENT;
+    if (ffd < 0 && s.named && !absent) {
         r->state = TR_SALVAGE_BAD;
-        snprintf(r->problem, sizeof r->problem, "%s", strerror(errno));
     } else if (ffd < 0 && s.named && !st.ended && !st.crashed && !s.salvaged && !st.truncated &&
                !st.skipped_bytes) {
         /* The run saved nothing at its end, yet its file is not here. (A
@@ -295,40 +339,34 @@ int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
         gethostname(here, sizeof here - 1);
         r->state = s.host[0] && strcmp(here, s.host) ? TR_SALVAGE_ELSEWHERE : TR_SALVAGE_LOST;
     }
+    if (absent)
+        r->problem[0] = 0;
     if (ffd >= 0) {
         r->state = TR_SALVAGE_BAD;
-        struct stat fs, js;
+        int waited = 0;
+        int held = tr_inflight_wait_unheld(ffd, w, &waited);
+        struct stat fs;
         tr_inflight_header h;
-        if (fstat(ffd, &fs) || stat(journal, &js) || !S_ISREG(fs.st_mode) || fs.st_uid != js.st_uid) {
-            snprintf(r->problem, sizeof r->problem, "not a file of the journal's owner");
-        } else if (pread(ffd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, TR_INFLIGHT_MAGIC, 8) ||
-                   h.version != TR_INFLIGHT_VERSION || h.header_bytes != TR_INFLIGHT_HEADER_BYTES ||
-                   h.chunk_bytes != sizeof(tr_chunk) || h.record_bytes != sizeof(tr_record)) {
-            snprintf(r->problem, sizeof r->problem, "not an in-flight file of this version of tracer");
-        } else if (h.pid != s.pid || h.run_id != s.run_id) {
-            snprintf(r->problem, sizeof r->problem, "the file is another run's");
-        } else if ((uint64_t)fs.st_size < TR_INFLIGHT_HEADER_BYTES + h.chunks * sizeof(tr_chunk)) {
-            snprintf(r->problem, sizeof r->problem, "the file is shorter than its header says");
-        } else if (still_mapped(h.pid, s.path)) {
+        if (held > 0) {
             r->state = TR_SALVAGE_LIVE;
-        } else {
-            int jfd = open(journal, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-            /* A frame torn by the death hides whatever follows it. */
-            if (jfd < 0 || ((uint64_t)js.st_size > s.end && ftruncate(jfd, (off_t)s.end))) {
-                snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
-                rc = -1;
+        } else if (held < 0 || fstat(ffd, &fs)) {
+            snprintf(r->problem, sizeof r->problem, "cannot tell whether the run still holds it: %s",
+                     strerror(errno));
+        } else if (waited && scan_journal(journal, &s, &st, r)) {
+            /* The run ended meanwhile: what it saved counts. Its journal
+             * is gone when it wrote its trace (and did not keep it). */
+            if (errno == ENOENT) {
+                r->state = TR_SALVAGE_GONE;
+                r->problem[0] = 0;
             } else {
-                r->state = TR_SALVAGE_TAKEN;
-                rc = take_chunks(r, &s, ffd, jfd, h.chunks, njournal);
-                if (!rc && append_salvaged(jfd, s.run_id)) {
-                    snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
-                    rc = -1;
-                }
-            }
-            if (jfd >= 0 && close(jfd) && !rc) {
-                snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
                 rc = -1;
             }
+        } else if (!fs.st_nlink) {
+            r->state = TR_SALVAGE_GONE; /* and it removed its file, every chunk saved */
+        } else if (!read_header(ffd, &s, &h, r)) {
+            r->dev = fs.st_dev;
+            r->ino = fs.st_ino;
+            rc = take_file(journal, r, &s, ffd, &h);
         }
         close(ffd);
     }
@@ -339,7 +377,11 @@ int tr_inflight_salvage(const char *journal, tr_salvage_report *r)
 
 void tr_inflight_salvage_remove(const tr_salvage_report *r)
 {
-    if (r->state == TR_SALVAGE_TAKEN && r->path[0])
+    /* Only the file that was read: anyone may have put another at its name
+     * meanwhile (/dev/shm is sticky: none can remove or rename ours). */
+    struct stat st;
+    if (r->state == TR_SALVAGE_TAKEN && r->path[0] && !lstat(r->path, &st) && st.st_dev == r->dev &&
+        st.st_ino == r->ino)
         unlink(r->path);
 }
 
