@@ -24,6 +24,10 @@ it made: the ground truth.
   (0..M-1); the other says another recover is working on the directory, or
   that a trace is there; neither prints "not written by tracer". While the
   test itself holds the directory's lock, recover does nothing at all.
+- a recover started while the run writes its own trace at its end (its
+  in-flight file already gone, its archive not yet written): it says the
+  run is writing and does nothing; the run's archive holds exactly
+  0..M-1, and the run prints no `tracer:` line.
 - an MPICH job in which rank 1 calls MPI_Abort, recovered as soon as
   mpiexec returns (the rank it killed may still be dying): 2 of 2 ranks,
   no `tracer:` line, each rank's marks exactly its lines or one more
@@ -255,9 +259,44 @@ def two_at_once(c, tmp, cli):
     for rc, err in results:
         c.check("not written by tracer" not in err, "%s: a false 'not written by tracer' line: %r" % (what, err))
         if rc == 1:
-            c.check(re.fullmatch(r"tracer: recover: (another 'tracer recover' is working on|\S+ already holds a "
+            c.check(re.fullmatch(r"tracer: recover: (another 'tracer recover'.* is working on|\S+ already holds a "
                                  r"trace).*\n", err), "%s: the other recover's line: %r" % (what, err))
     check_marks(c, what, race, RACE_MARKS)
+
+
+def during_the_runs_write(c, tmp, cli):
+    what = "recover during the run's own write"
+    for attempt in range(3):
+        d = os.path.join(tmp, "writing%d" % attempt)
+        live = Live(d)
+        for k in range(RACE_MARKS // N):
+            live.say("mark")
+        shm = live.inflight()
+        live.p.stdin.close()  # the run ends: journal, in-flight file gone, then the write
+        anchor = os.path.join(d, "traces.otf2")
+        deadline = time.monotonic() + 120
+        while (live.p.poll() is None and time.monotonic() < deadline and
+               any(os.path.exists(f) for f in shm)):
+            time.sleep(0.0005)
+        in_window = live.p.poll() is None and os.path.getsize(anchor) == 0
+        p = recover([cli, "recover", d])[0] if in_window else None
+        in_window = in_window and live.p.poll() is None
+        out, err = live.p.stdout.read(), live.p.stderr.read()
+        live.p.wait(timeout=300)
+        live.p.stdout.close()
+        live.p.stderr.close()
+        err = sanitizer_free(err.decode(errors="replace"), "live_marks")
+        c.check(not [ln for ln in err.splitlines() if ln.startswith("tracer:")],
+                "%s: the run's own lines: %r" % (what, err))
+        if not in_window:
+            c.note("%s: the run's write ended before recover could start (attempt %d)" % (what, attempt + 1))
+            continue
+        c.equal(p.returncode, 1, "%s: recover's exit status (%r)" % (what, lines_of(p)))
+        c.check(len(lines_of(p)) == 1 and "the run itself writing its trace" in lines_of(p)[0],
+                "%s: want one line that the run is writing, got %r" % (what, lines_of(p)))
+        check_marks(c, what, d, RACE_MARKS)
+        return
+    c.check(False, "%s: never caught the run between its in-flight file and its archive" % what)
 
 
 def alive(pid):
@@ -319,6 +358,7 @@ def main():
         ends_while_recover_waits(c, tmp, cli, "ends")
         forked_child(c, tmp, cli)
         two_at_once(c, tmp, cli)
+        during_the_runs_write(c, tmp, cli)
         if os.environ.get("TEST_MPI_ABORT_BIN"):
             for k in range(JOBS):
                 job_after_abort(c, tmp, cli, k)

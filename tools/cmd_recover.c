@@ -71,7 +71,9 @@ static int lock_dir(const char *dir)
     close(fd);
     if (e != EWOULDBLOCK)
         return 0;
-    fprintf(stderr, "tracer: recover: another 'tracer recover' is working on %s; nothing done\n", dir);
+    fprintf(stderr, "tracer: recover: another 'tracer recover', or the run itself writing its trace at its end, is "
+                    "working on %s; nothing done\n",
+            dir);
     return -1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,6 +182,24 @@ static void fd_path(char *out, size_t size, int fd, const char *fallback)
         snprintf(out, size, "%s", fallback);
 }
 
+/* The run directory locked as 'tracer recover' locks it (tools/cmd_recover.c),
+ * from before the in-flight file goes until the archive is written: with
+ * neither the file's lock nor this one, a recover started during the write
+ * would take the run for dead and write the same archive beside it. A
+ * descriptor of its own, so that no child forked earlier shares the lock
+ * and keeps it. -1 when not taken (a recover already holds it: that one
+ * sees the run's trace appear and writes nothing). */
+static int lock_dir_for_write(void)
+{
+    int dfd = dir_fd();
+    int fd = dfd < 0 ? -1 : openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static void session_end(uint64_t end_ticks)
 {
     if (!active)
@@ -196,6 +215,7 @@ static void session_end(uint64_t end_ticks)
     tr_fd journal;
     tr_journal_detach(&journal);
     tr_crash_forget_journal();
+    int write_lock = !job_mode && tr_cfg.write_at_end ? lock_dir_for_write() : -1;
     /* Every record is in the journal: the copy in /dev/shm is no longer
      * needed, unless an append failed (then tracer recover takes it). */
     if (!tr_journal_write_failed())
@@ -214,6 +234,8 @@ static void session_end(uint64_t end_ticks)
                    dir_path, strerror(errno), dir_path);
         tr_fd_release(&journal);
         tr_fd_release(&dir);
+        if (write_lock >= 0)
+            close(write_lock);
         void (*job_end)(void) = __atomic_load_n(&tr_session_job_end_hook, __ATOMIC_SEQ_CST);
         if (job_mode && job_end)
             job_end();
@@ -268,6 +290,8 @@ static void session_end(uint64_t end_ticks)
     }
     tr_fd_release(&journal);
     tr_fd_release(&dir);
+    if (write_lock >= 0)
+        close(write_lock);
 }
 
 /* Recording, in this process: not in a child made without atfork handlers
