@@ -5,6 +5,16 @@
 
 /* ---- events ------------------------------------------------------------- */
 
+uint32_t tr_host_loc(tr_host *h)
+{
+    if (h->loc == TR_HOST_NO_SLOT) {
+        h->loc = tr_host_slots_take(&h->p->slots);
+        if (h->loc >= h->p->m->nhost)
+            h->p->m->nhost = h->loc + 1u;
+    }
+    return h->loc;
+}
+
 void tr_host_attr(tr_host *h, enum tr_attr a, uint64_t v)
 {
     if (h->emits)
@@ -22,7 +32,7 @@ static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t regio
 {
     if (!h->emits)
         return;
-    tr_mev e = {.kind = kind, .loc = h->stream, .time = t, .region = region};
+    tr_mev e = {.kind = kind, .loc = tr_host_loc(h), .time = t, .region = region};
     tr_pass_emit(h->p, tr_mev_with(&e, &h->attrs));
     h->attrs.n = 0;
 }
@@ -33,7 +43,7 @@ void tr_host_emit(tr_host *h, tr_mev *e, uint64_t t)
 {
     if (!h->emits)
         return;
-    e->loc = h->stream;
+    e->loc = tr_host_loc(h);
     e->time = t;
     tr_pass_emit(h->p, e);
 }
