@@ -11,16 +11,26 @@ every location at once. Checks:
 - the traced run: exit code 0, its own output, no `tracer:` line;
 - the archive (otf2-print and the Python reader read it): exactly N*K marks,
   every thread's K marks in order and together on one location (a thread's
-  span), every thread there once; at most L + 1 CPU_THREAD locations (the
-  main thread and the live workers: locations of ended threads are reused);
+  span), every thread there once; L + 1 CPU_THREAD locations (a wave's
+  threads, alive together, and the first thread to record, which keeps
+  location 0 for ProgramBegin/End; the main thread records nothing):
+  locations of ended threads are reused;
 - `tracer summary` counts N*K marks, `tracer convert` writes N*K instants;
 - peak RSS (wait4): the traced run at most the untraced one (TRACER_ENABLE=0)
   + 128 MiB, `tracer summary` and `tracer convert` at most 128 MiB each (they
   took 8 GB here before). Not under a sanitizer (shadow memory), where the
   counts are still checked.
+Then N = L = 400 threads alive together (400 locations, 256 KiB chunks: a
+reader that opens every location needs 100 MiB), the readers under an
+address-space limit of 48 MiB (RLIMIT_AS; not under a sanitizer):
+`tracer summary` reads its locations a group at a time and counts the 4000
+marks; `tracer convert` (which needs every location open for the global
+time order) fails with one `tracer:` line saying "out of memory", not
+blaming the local definitions of some location as it did.
 The run times are printed (traced and untraced), not checked."""
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,14 +47,22 @@ BASE = 1000000
 RUN_SLACK_MB = 128
 READER_MB = 128
 MARK = "short mark"
+WIDE = 400           # threads alive at once in the second run
+LIMIT_MB = 48        # RLIMIT_AS of the readers there
 
 
-def peak_run(tmp, name, cmd, env):
-    """(exit code, peak RSS in KiB, seconds, stdout, stderr) of @cmd."""
+def peak_run(tmp, name, cmd, env, limit_mb=None):
+    """(exit code, peak RSS in KiB, seconds, stdout, stderr) of @cmd, its
+    address space limited to @limit_mb MiB when given."""
     paths = [os.path.join(tmp, name + ext) for ext in (".out", ".err")]
     t0 = time.monotonic()
+
+    def limit():
+        n = limit_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (n, n))
     with open(paths[0], "wb") as out, open(paths[1], "wb") as err:
-        p = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=out, stderr=err)
+        p = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=out, stderr=err,
+                             preexec_fn=limit if limit_mb else None)
         _, status, usage = os.wait4(p.pid, 0)
     seconds = time.monotonic() - t0
     texts = [open(x, errors="replace").read() for x in paths]
@@ -79,6 +97,25 @@ def check_marks(c, t):
     return len(locs)
 
 
+def limited_readers(c, tmp, prog, cli):
+    out = os.path.join(tmp, "wide")
+    rc, _, _, so, _ = peak_run(tmp, "wide", [prog, str(WIDE), str(WIDE), str(K)], h.run_env(True, output=out))
+    c.equal((rc, so), (0, "short_threads: %d threads, %d marks each, refused 0\n" % (WIDE, K)),
+            "wide run (exit code, stdout)")
+    rc, _, _, text, err = peak_run(tmp, "wide-summary", [cli, "summary", out], h.base_env(), LIMIT_MB)
+    c.equal(rc, 0, "tracer summary within %d MiB: exit code (%s)" % (LIMIT_MB, err.strip()))
+    m = re.search(r"^\s*(\d+)\s+\S+\s+\S+\s+%s$" % MARK, text, re.M)
+    c.equal(int(m.group(1)) if m else None, WIDE * K, "marks counted by tracer summary within %d MiB" % LIMIT_MB)
+    c.check(re.search(r"1 process, %d host threads" % WIDE, text), "tracer summary: %d host threads" % WIDE)
+    rc, _, _, _, err = peak_run(tmp, "wide-convert", [cli, "convert", out, "-o", os.path.join(tmp, "w.json")],
+                                h.base_env(), LIMIT_MB)
+    lines = err.splitlines()
+    c.check(rc != 0 and len(lines) == 1 and lines[0].startswith("tracer: ") and "out of memory" in lines[0]
+            and "local definitions" not in lines[0],
+            "tracer convert within %d MiB: exit code %d, stderr %r: want one tracer: line saying out of memory"
+            % (LIMIT_MB, rc, err))
+
+
 def main():
     c = h.Checker("short_threads")
     tmp = tempfile.mkdtemp(prefix="tracer-short-threads-")
@@ -105,8 +142,10 @@ def main():
         t = h.open_checked_trace(c, "archive", anchor)
         if t is not None:
             nlocs = check_marks(c, t)
-            c.check(nlocs <= LIVE + 1, "%d CPU_THREAD locations for at most %d live threads + main"
-                    % (nlocs, LIVE))
+            # the main thread records nothing; a wave's threads are alive
+            # together; the first thread to record keeps location 0
+            # (ProgramBegin/End), the others' are reused
+            c.equal(nlocs, LIVE + 1, "CPU_THREAD locations (threads alive at once + the first)")
 
         rc, speak, ssec, text, err = peak_run(tmp, "summary", [cli, "summary", out], h.base_env())
         c.equal(rc, 0, "tracer summary exit code (%s)" % err.strip())
@@ -125,6 +164,8 @@ def main():
                     % (peak, peak0, RUN_SLACK_MB))
             c.check(speak <= READER_MB * 1024, "tracer summary peak %d KiB > %d MiB" % (speak, READER_MB))
             c.check(cpeak <= READER_MB * 1024, "tracer convert peak %d KiB > %d MiB" % (cpeak, READER_MB))
+        if not SANITIZED:
+            limited_readers(c, tmp, cmd[0], cli)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return c.finish()

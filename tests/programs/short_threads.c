@@ -1,6 +1,7 @@
-/* Ground truth for test_short_threads.py: N pthreads, at most L alive at
- * once (started in waves of L, each wave joined before the next), each
- * records K marks with values t*1000000 + i (i = 0..K-1) and ends.
+/* Ground truth for test_short_threads.py: N pthreads, started in waves of
+ * L, each wave joined before the next; each thread records K marks with
+ * values t*1000000 + i (i = 0..K-1) and ends. The threads of a wave are
+ * alive together: each waits for the others after its first mark.
  * usage: short_threads N L K
  * stdout: "short_threads: N threads, K marks each, refused R" (R calls of
  * tracer_mark that returned -1). */
@@ -14,13 +15,17 @@
 static tracer_region_t mark;
 static long marks;
 static _Atomic long refused;
+static pthread_barrier_t wave_met;
 
 static void *worker(void *arg)
 {
     uint64_t t = (uint64_t)(uintptr_t)arg;
-    for (long i = 0; i < marks; i++)
+    for (long i = 0; i < marks; i++) {
         if (tracer_mark(mark, t * 1000000ull + (uint64_t)i) != 0)
             refused++;
+        if (i == 0)
+            pthread_barrier_wait(&wave_met);
+    }
     return 0;
 }
 
@@ -44,6 +49,7 @@ int main(int argc, char **argv)
     pthread_t th[1024];
     for (long t = 0; t < n; t += live) {
         long wave = n - t < live ? n - t : live;
+        pthread_barrier_init(&wave_met, 0, (unsigned)wave);
         for (long w = 0; w < wave; w++)
             if (pthread_create(&th[w], 0, worker, (void *)(uintptr_t)(t + w)) != 0) {
                 printf("short_threads: pthread_create failed\n");
@@ -51,6 +57,7 @@ int main(int argc, char **argv)
             }
         for (long w = 0; w < wave; w++)
             pthread_join(th[w], 0);
+        pthread_barrier_destroy(&wave_met);
     }
     printf("short_threads: %ld threads, %ld marks each, refused %ld\n", n, marks, (long)refused);
     return 0;
