@@ -11,7 +11,8 @@ every location at once. Checks:
 - the traced run: exit code 0, its own output, no `tracer:` line;
 - the archive (otf2-print and the Python reader read it): exactly N*K marks,
   every thread's K marks in order and together on one location (a thread's
-  span), every thread there once; L + 1 CPU_THREAD locations (a wave's
+  span), every thread there once, its first mark carrying its OS tid
+  (attribute `thread`, distinct within a wave); L + 1 CPU_THREAD locations (a wave's
   threads, alive together, and the first thread to record, which keeps
   location 0 for ProgramBegin/End; the main thread records nothing):
   locations of ended threads are reused;
@@ -73,6 +74,7 @@ def check_marks(c, t):
     """Every thread's marks in order, together, once; returns the number
     of CPU_THREAD locations."""
     spans = {}
+    tids = []  # (thread, at its first mark, the OS tid) of each Enter with a `thread` attribute
     total = 0
     locs = t.cpu_threads()
     for loc in locs:
@@ -85,6 +87,8 @@ def check_marks(c, t):
             if run and v // BASE != run[0] // BASE:
                 spans.setdefault(run[0] // BASE, []).append((loc.name, run))
                 run = []
+            if h.Trace.attr(ev, "thread") is not None:
+                tids.append((v // BASE, not run, h.Trace.attr(ev, "thread")))
             run.append(v)
         if run:
             spans.setdefault(run[0] // BASE, []).append((loc.name, run))
@@ -94,6 +98,13 @@ def check_marks(c, t):
            if len(s) != 1 or s[0][1] != [th * BASE + i for i in range(K)]]
     c.check(not bad, "threads whose marks are not in order, together, once: %d (first: %r)"
             % (len(bad), bad[:1]))
+    # each thread's span begins with its OS tid, and only there
+    c.equal(sorted(th for th, _, _ in tids), list(range(N)), "threads whose first mark carries `thread`")
+    c.check(all(first and tid > 0 for _, first, tid in tids), "`thread` only on a thread's first mark, > 0")
+    waves = {}
+    for th, _, tid in tids:
+        waves.setdefault(th // LIVE, []).append(tid)
+    c.check(all(len(set(w)) == len(w) for w in waves.values()), "threads alive together have distinct tids")
     return len(locs)
 
 

@@ -9,6 +9,7 @@ uint32_t tr_host_loc(tr_host *h)
 {
     if (h->loc == TR_HOST_NO_SLOT) {
         h->loc = tr_host_slots_take(&h->p->slots);
+        h->tid_due = 1;
         if (h->loc >= h->p->m->nhost)
             h->p->m->nhost = h->loc + 1u;
     }
@@ -33,6 +34,12 @@ static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t regio
     if (!h->emits)
         return;
     tr_mev e = {.kind = kind, .loc = tr_host_loc(h), .time = t, .region = region};
+    if (kind == TR_MEV_ENTER && h->tid_due) {
+        const tr_journal_data *jd = h->p->m->jd;
+        if (h->stream < jd->data.nstreams)
+            tr_mattrs_add(&h->attrs, TR_ATTR_THREAD, (uint32_t)jd->data.streams[h->stream].tid);
+        h->tid_due = 0;
+    }
     tr_pass_emit(h->p, tr_mev_with(&e, &h->attrs));
     h->attrs.n = 0;
 }

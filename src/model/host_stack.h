@@ -50,6 +50,7 @@ typedef struct tr_host {
     tr_pass_ctx *p;
     size_t stream;             /* its thread's stream */
     uint32_t loc;              /* its location (host_slots.h), taken at its first event; TR_HOST_NO_SLOT */
+    int tid_due;               /* its first Enter on that location is still to come: it carries the tid */
     int emits;                 /* 0: a stack that writes nothing (machine mode's metrics) */
     tr_open_region *stack;
     size_t depth, cap;
@@ -60,7 +61,9 @@ typedef struct tr_host {
     tr_mattrs attrs;           /* waiting for the event that takes them */
 } tr_host;
 
-/* The thread's location: taken (the lowest free one) at its first event. */
+/* The thread's location: taken (the lowest free one) at its first event;
+ * the thread's first Enter there then carries its OS tid (TR_ATTR_THREAD),
+ * so each thread's span on a shared location stays known. */
 uint32_t tr_host_loc(tr_host *h);
 
 /* Attributes for the next Enter or Leave (nothing when !h->emits). */
