@@ -99,7 +99,8 @@ def check_marks(c, t):
     c.check(not bad, "threads whose marks are not in order, together, once: %d (first: %r)"
             % (len(bad), bad[:1]))
     # each thread's span begins with its OS tid, and only there
-    c.equal(sorted(th for th, _, _ in tids), list(range(N)), "threads whose first mark carries `thread`")
+    c.check(sorted(th for th, _, _ in tids) == list(range(N)),
+            "threads whose first mark carries `thread`: %d of %d, want each once" % (len(tids), N))
     c.check(all(first and tid > 0 for _, first, tid in tids), "`thread` only on a thread's first mark, > 0")
     waves = {}
     for th, _, tid in tids:

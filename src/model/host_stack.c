@@ -28,18 +28,25 @@ void tr_host_text(tr_host *h, enum tr_attr a, const char *s)
         tr_mattrs_text(&h->attrs, a, s);
 }
 
+/* A thread's first Enter on its location carries its OS tid. */
+static void add_tid_if_due(tr_host *h, tr_mattrs *a)
+{
+    if (!h->tid_due)
+        return;
+    const tr_journal_data *jd = h->p->m->jd;
+    if (h->stream < jd->data.nstreams)
+        tr_mattrs_add(a, TR_ATTR_THREAD, (uint32_t)jd->data.streams[h->stream].tid);
+    h->tid_due = 0;
+}
+
 /* The waiting attributes go with this event. */
 static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t region)
 {
     if (!h->emits)
         return;
     tr_mev e = {.kind = kind, .loc = tr_host_loc(h), .time = t, .region = region};
-    if (kind == TR_MEV_ENTER && h->tid_due) {
-        const tr_journal_data *jd = h->p->m->jd;
-        if (h->stream < jd->data.nstreams)
-            tr_mattrs_add(&h->attrs, TR_ATTR_THREAD, (uint32_t)jd->data.streams[h->stream].tid);
-        h->tid_due = 0;
-    }
+    if (kind == TR_MEV_ENTER)
+        add_tid_if_due(h, &h->attrs);
     tr_pass_emit(h->p, tr_mev_with(&e, &h->attrs));
     h->attrs.n = 0;
 }
@@ -52,6 +59,15 @@ void tr_host_emit(tr_host *h, tr_mev *e, uint64_t t)
         return;
     e->loc = tr_host_loc(h);
     e->time = t;
+    if (e->kind == TR_MEV_ENTER && h->tid_due) {
+        tr_mattrs a = {.n = 0};
+        for (uint32_t i = 0; i < e->nattrs && i < TR_MEV_MAX_ATTRS; i++)
+            a.a[a.n++] = e->attrs[i];
+        add_tid_if_due(h, &a);
+        tr_mev_with(e, &a);
+        tr_pass_emit(h->p, e);
+        return;
+    }
     tr_pass_emit(h->p, e);
 }
 
