@@ -164,6 +164,9 @@ static OTF2_ErrorCode open_range(struct otr_archive *a, const void *locs, size_t
             a->msg[0] = '\0';
             a->code = OTF2_SUCCESS;
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(a->rd, id);
+            if (!dr && is_memory(a->code))
+                return OTF2_ERROR_MEM_ALLOC_FAILED; /* not a location without definitions */
+            a->msg[0] = '\0';
             if (dr) {
                 uint64_t nd = 0;
                 rc = OTF2_Reader_ReadAllLocalDefinitions(a->rd, dr, &nd);
@@ -171,8 +174,6 @@ static OTF2_ErrorCode open_range(struct otr_archive *a, const void *locs, size_t
                 if (rc != OTF2_SUCCESS)
                     return rc;
                 *some_defs = true;
-            } else if (is_memory(a->code)) {
-                return OTF2_ERROR_MEM_ALLOC_FAILED; /* not a location without definitions */
             } else if (*missing == SIZE_MAX) {
                 *missing = i;
             }
