@@ -11,40 +11,46 @@ int tr_host_slots_init(tr_host_slots *hs, size_t nstreams)
     return hs->free ? 0 : -1;
 }
 
-uint32_t tr_host_slots_take(tr_host_slots *hs)
+static void swap(tr_host_slot_free *a, tr_host_slot_free *b)
 {
-    if (!hs->nfree)
+    tr_host_slot_free t = *a;
+    *a = *b;
+    *b = t;
+}
+
+uint32_t tr_host_slots_take(tr_host_slots *hs, uint64_t t)
+{
+    /* The lowest free one only: another free one that would do is rare
+     * (a first event in the past), and a new location is as correct. */
+    if (!hs->nfree || hs->free[0].since > t)
         return hs->used++;
-    uint32_t *h = hs->free, lowest = h[0];
+    tr_host_slot_free *h = hs->free;
+    uint32_t lowest = h[0].slot;
     h[0] = h[--hs->nfree];
     for (size_t i = 0, n = hs->nfree;;) {
         size_t l = 2 * i + 1, best = i;
-        if (l < n && h[l] < h[best])
+        if (l < n && h[l].slot < h[best].slot)
             best = l;
-        if (l + 1 < n && h[l + 1] < h[best])
+        if (l + 1 < n && h[l + 1].slot < h[best].slot)
             best = l + 1;
         if (best == i)
             break;
-        uint32_t t = h[i];
-        h[i] = h[best];
-        h[best] = t;
+        swap(&h[i], &h[best]);
         i = best;
     }
     return lowest;
 }
 
-void tr_host_slots_give(tr_host_slots *hs, uint32_t slot)
+void tr_host_slots_give(tr_host_slots *hs, uint32_t slot, uint64_t since)
 {
-    /* Every slot is given back at most once per take: nfree < used <= cap. */
+    /* Each location is free at most once at a time: nfree < used <= cap. */
     if (hs->nfree == hs->cap)
         return;
-    uint32_t *h = hs->free;
+    tr_host_slot_free *h = hs->free;
     size_t i = hs->nfree++;
-    h[i] = slot;
-    while (i > 0 && h[(i - 1) / 2] > h[i]) {
-        uint32_t t = h[i];
-        h[i] = h[(i - 1) / 2];
-        h[(i - 1) / 2] = t;
+    h[i] = (tr_host_slot_free){slot, since};
+    while (i > 0 && h[(i - 1) / 2].slot > h[i].slot) {
+        swap(&h[i], &h[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
 }

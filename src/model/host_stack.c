@@ -5,14 +5,16 @@
 
 /* ---- events ------------------------------------------------------------- */
 
-uint32_t tr_host_loc(tr_host *h)
+uint32_t tr_host_loc(tr_host *h, uint64_t t)
 {
     if (h->loc == TR_HOST_NO_SLOT) {
-        h->loc = tr_host_slots_take(&h->p->slots);
+        h->loc = tr_host_slots_take(&h->p->slots, t);
         h->tid_due = 1;
         if (h->loc >= h->p->m->nhost)
             h->p->m->nhost = h->loc + 1u;
     }
+    if (t > h->emit_time)
+        h->emit_time = t;
     return h->loc;
 }
 
@@ -44,7 +46,7 @@ static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t regio
 {
     if (!h->emits)
         return;
-    tr_mev e = {.kind = kind, .loc = tr_host_loc(h), .time = t, .region = region};
+    tr_mev e = {.kind = kind, .loc = tr_host_loc(h, t), .time = t, .region = region};
     if (kind == TR_MEV_ENTER)
         add_tid_if_due(h, &h->attrs);
     tr_pass_emit(h->p, tr_mev_with(&e, &h->attrs));
@@ -57,7 +59,7 @@ void tr_host_emit(tr_host *h, tr_mev *e, uint64_t t)
 {
     if (!h->emits)
         return;
-    e->loc = tr_host_loc(h);
+    e->loc = tr_host_loc(h, t);
     e->time = t;
     if (e->kind == TR_MEV_ENTER && h->tid_due) {
         tr_mattrs a = {.n = 0};

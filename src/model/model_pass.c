@@ -165,7 +165,7 @@ static void host_retire(tr_pass *p, size_t s)
     tr_host *h = &p->hosts[s];
     if (h->loc == TR_HOST_NO_SLOT || !ended_quiet(p, s))
         return;
-    tr_host_slots_give(&p->ctx.slots, h->loc);
+    tr_host_slots_give(&p->ctx.slots, h->loc, h->emit_time);
     h->loc = TR_HOST_NO_SLOT;
 }
 
