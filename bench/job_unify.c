@@ -76,7 +76,7 @@ static tr_job_union *one_rank(int r)
     char *config[1] = {config0};
     tr_rank_desc desc = {.rank = r, .pid = 1000u + (unsigned)r, .hostname = host, .ended = 1,
                          .loc_base = 3u * (unsigned)r, .group_base = 2u * (unsigned)r, .win_base = (uint32_t)r,
-                         .nlocations = 3, .events = events, .nstreams = 1, .ndevices = 1, .devices = &dev,
+                         .nlocations = 3, .events = events, .nhost = 1, .ndevices = 1, .devices = &dev,
                          .nmpit = 1, .mpit = &mpit, .ncomms = 1, .comms = &comm, .t_min = 1000, .t_max = 2000000,
                          .nprops = 3, .props = props, .nconfig = r == 0, .config = config, .records = 10042,
                          .events_total = 10052};

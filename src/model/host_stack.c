@@ -5,6 +5,19 @@
 
 /* ---- events ------------------------------------------------------------- */
 
+uint32_t tr_host_loc(tr_host *h, uint64_t t)
+{
+    if (h->loc == TR_HOST_NO_SLOT) {
+        h->loc = tr_host_slots_take(&h->p->slots, t);
+        h->tid_due = 1;
+        if (h->loc >= h->p->m->nhost)
+            h->p->m->nhost = h->loc + 1u;
+    }
+    if (t > h->emit_time)
+        h->emit_time = t;
+    return h->loc;
+}
+
 void tr_host_attr(tr_host *h, enum tr_attr a, uint64_t v)
 {
     /* A code address after an unload arrives as its span's key. */
@@ -20,12 +33,25 @@ void tr_host_text(tr_host *h, enum tr_attr a, const char *s)
         tr_mattrs_text(&h->attrs, a, s);
 }
 
+/* A thread's first Enter on its location carries its OS tid. */
+static void add_tid_if_due(tr_host *h, tr_mattrs *a)
+{
+    if (!h->tid_due)
+        return;
+    const tr_journal_data *jd = h->p->m->jd;
+    if (h->stream < jd->data.nstreams)
+        tr_mattrs_add(a, TR_ATTR_THREAD, (uint32_t)jd->data.streams[h->stream].tid);
+    h->tid_due = 0;
+}
+
 /* The waiting attributes go with this event. */
 static void emit_with_attrs(tr_host *h, uint8_t kind, uint64_t t, uint64_t region)
 {
     if (!h->emits)
         return;
-    tr_mev e = {.kind = kind, .loc = h->stream, .time = t, .region = region};
+    tr_mev e = {.kind = kind, .loc = tr_host_loc(h, t), .time = t, .region = region};
+    if (kind == TR_MEV_ENTER)
+        add_tid_if_due(h, &h->attrs);
     tr_pass_emit(h->p, tr_mev_with(&e, &h->attrs));
     h->attrs.n = 0;
 }
@@ -36,8 +62,17 @@ void tr_host_emit(tr_host *h, tr_mev *e, uint64_t t)
 {
     if (!h->emits)
         return;
-    e->loc = h->stream;
+    e->loc = tr_host_loc(h, t);
     e->time = t;
+    if (e->kind == TR_MEV_ENTER && h->tid_due) {
+        tr_mattrs a = {.n = 0};
+        for (uint32_t i = 0; i < e->nattrs && i < TR_MEV_MAX_ATTRS; i++)
+            a.a[a.n++] = e->attrs[i];
+        add_tid_if_due(h, &a);
+        tr_mev_with(e, &a);
+        tr_pass_emit(h->p, e);
+        return;
+    }
     tr_pass_emit(h->p, e);
 }
 

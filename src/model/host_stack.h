@@ -48,7 +48,10 @@ typedef struct tr_omp_thread {
 
 typedef struct tr_host {
     tr_pass_ctx *p;
-    size_t stream;             /* also its location */
+    size_t stream;             /* its thread's stream */
+    uint32_t loc;              /* its location (host_slots.h), taken at its first event; TR_HOST_NO_SLOT */
+    int tid_due;               /* its first Enter on that location is still to come: it carries the tid */
+    uint64_t emit_time;        /* of its latest event written */
     int emits;                 /* 0: a stack that writes nothing (machine mode's metrics) */
     tr_open_region *stack;
     size_t depth, cap;
@@ -58,6 +61,12 @@ typedef struct tr_host {
     tr_omp_thread omp;
     tr_mattrs attrs;           /* waiting for the event that takes them */
 } tr_host;
+
+/* The thread's location for an event at @t: taken (the lowest free one
+ * whose last event is not after @t) at its first event;
+ * the thread's first Enter there then carries its OS tid (TR_ATTR_THREAD),
+ * so each thread's span on a shared location stays known. */
+uint32_t tr_host_loc(tr_host *h, uint64_t t);
 
 /* Attributes for the next Enter or Leave (nothing when !h->emits). */
 void tr_host_attr(tr_host *h, enum tr_attr a, uint64_t v);

@@ -19,11 +19,10 @@ static int close_region(tr_host *h, uint8_t type, uint64_t id, uint64_t t)
 static void link_events_after(tr_host *h, uint64_t op_id, uint64_t t);
 
 /* A transfer's RMA event: its device's window, the device stream's rank in
- * that window's comm (it is last, after the host threads). */
+ * that window's comm (it is first, before the host threads). */
 static void rma(tr_host *h, uint8_t kind, uint32_t window, uint64_t bytes, uint64_t id, uint64_t t)
 {
-    tr_mev e = {.kind = kind, .window = window, .remote = (uint32_t)h->p->m->nstreams, .bytes = bytes,
-                .matching = id};
+    tr_mev e = {.kind = kind, .window = window, .remote = 0, .bytes = bytes, .matching = id};
     tr_host_emit(h, &e, t);
 }
 

@@ -57,7 +57,8 @@ typedef struct tr_device {
 
 typedef struct tr_model {
     tr_journal_data *jd;     /* the run, as its journal tells it (owned) */
-    size_t nstreams;         /* host threads: locations 0 .. nstreams - 1 */
+    size_t nstreams;         /* host threads; locations below nstreams are theirs */
+    size_t nhost;            /* host locations used: 0 .. nhost - 1, a thread at a time each (host_slots.h) */
     uint64_t nlocations;     /* so far: host threads, device lanes, then MPI_T sources */
     uint64_t records;        /* read by the pass */
     uint64_t t_min, t_max;   /* ns: the first and last event */

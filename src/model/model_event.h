@@ -56,6 +56,7 @@ enum tr_attr {
     TR_ATTR_OMP_ID,
     TR_ATTR_OMP_ARG,
     TR_ATTR_OMP_ARG2,
+    TR_ATTR_THREAD,
     TR_ATTR_COUNT
 };
 

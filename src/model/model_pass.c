@@ -10,6 +10,7 @@
 #include "common/grow.h"
 #include "journal/data_op.h"
 #include "model/device_model.h"
+#include "model/host_slots.h"
 #include "model/host_thread.h"
 #include "model/omp_model.h"
 #include "model/omp_states.h"
@@ -134,6 +135,40 @@ static void sift_down(tr_pass *p, size_t i)
     }
 }
 
+/* ---- host locations ------------------------------------------------------ */
+
+/* Whether thread @s, its stream read, will write nothing more: then its
+ * location can take another thread's events, which all come later. What
+ * the end of the run still writes on a thread (regions closed there, a
+ * loss open until the end, mappings never undone, the program's end on
+ * thread 0, an OpenMP thread's states and metrics) keeps its location. */
+static int ended_quiet(const tr_pass *p, size_t s)
+{
+    const tr_model *m = p->m;
+    const tr_host *h = &p->hosts[s];
+    if (s == 0 || m->has_omp[s] || h->depth || h->final_gap || h->attrs.n)
+        return 0;
+    const tr_journal_data *jd = m->jd;
+    for (uint32_t i = 0; i < jd->nlosses; i++)
+        if (jd->losses[i].location == jd->data.streams[s].index && jd->losses[i].count)
+            return 0;
+    for (uint32_t k = 0; k < m->links.n; k++)
+        if (m->links.maps[k].stream == s && !m->links.maps[k].unmap_op)
+            return 0;
+    return 1;
+}
+
+/* Thread @s's stream is read: a thread that ended quietly gives its
+ * location back (host_slots.h). */
+static void host_retire(tr_pass *p, size_t s)
+{
+    tr_host *h = &p->hosts[s];
+    if (h->loc == TR_HOST_NO_SLOT || !ended_quiet(p, s))
+        return;
+    tr_host_slots_give(&p->ctx.slots, h->loc, h->emit_time);
+    h->loc = TR_HOST_NO_SLOT;
+}
+
 /* Stream @s is read: what it read joins the journal's statistics. */
 static void stream_done(tr_pass *p, size_t s)
 {
@@ -181,12 +216,12 @@ static int pass_init(tr_pass *p, tr_model *m, tr_model_sink sink)
     m->mpit_kept.streams = calloc(n, sizeof *m->mpit_kept.streams);
     m->mpit_kept.nstreams = m->nstreams;
     if (!p->ctx.cur || !p->hosts || !p->heap || !p->kept_cap || !p->prev_kept_mpit || !m->mpit_kept.streams ||
-        tr_device_model_init(&p->dev, m->nstreams))
+        tr_host_slots_init(&p->ctx.slots, m->nstreams) || tr_device_model_init(&p->dev, m->nstreams))
         return -1;
     const tr_journal_data *jd = m->jd;
     for (size_t s = 0; s < m->nstreams; s++) {
         tr_host *h = &p->hosts[s];
-        *h = (tr_host){.p = &p->ctx, .stream = s, .emits = 1};
+        *h = (tr_host){.p = &p->ctx, .stream = s, .loc = TR_HOST_NO_SLOT, .emits = 1};
         if (jd->data.streams[s].chunked == TR_STREAM_NO_CHUNKS)
             continue;
         p->ctx.cur[s] = tr_journal_stream_open(jd, &jd->data.streams[s]);
@@ -215,6 +250,7 @@ static void pass_free(tr_pass *p)
     free(p->prev_kept_mpit);
     tr_device_model_free(&p->dev, p->m->nstreams);
     tr_omp_model_free(&p->omp);
+    tr_host_slots_free(&p->ctx.slots);
 }
 
 /* After the last record: the run's end is known (its last event, its END
@@ -232,12 +268,14 @@ static int pass_finish(tr_pass *p)
         m->t_min = m->t_max;
     if (tr_device_model_finish(&p->ctx))
         return -1;
-    for (size_t s = 0; s < m->nstreams && !p->ctx.failed; s++) {
+    for (size_t s = 0; s < m->nstreams && !p->ctx.failed; s++)
         tr_host_finish(&p->hosts[s]);
-        tr_model_sink *k = &p->ctx.sink;
-        if (k->location_done && !p->ctx.failed && k->location_done(k->ctx, s))
+    /* Threads that ended quietly wrote nothing here: each host location is
+     * done once every thread that had it is. */
+    tr_model_sink *k = &p->ctx.sink;
+    for (size_t l = 0; l < m->nhost && !p->ctx.failed; l++)
+        if (k->location_done && k->location_done(k->ctx, l))
             p->ctx.failed = 1;
-    }
     return p->ctx.failed ? -1 : 0;
 }
 
@@ -266,6 +304,7 @@ int tr_model_run(tr_model *m, tr_model_sink sink)
                 sift_down(&p, 0);
         } else {
             stream_done(&p, s);
+            host_retire(&p, s);
             p.heap[0] = p.heap[--p.nheap];
             sift_down(&p, 0);
         }

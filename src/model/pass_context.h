@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "journal/stream_cursor.h"
+#include "model/host_slots.h"
 #include "model/model.h"
 
 struct tr_device_model;
@@ -21,6 +22,7 @@ typedef struct tr_pass_ctx {
     tr_stream_cursor **cur;       /* per stream: its cursor, NULL once read (or none: a loss alone) */
     struct tr_device_model *dev;  /* device_model.h */
     struct tr_omp_model *omp;     /* omp_model.h */
+    tr_host_slots slots;          /* the host threads' locations (host_slots.h) */
     int failed;                   /* out of memory, or the sink stopped: the pass fails */
 } tr_pass_ctx;
 

@@ -53,6 +53,13 @@ char *otr_anchor(const char *path, unsigned flags, char *err, size_t errlen)
     return anchor;
 }
 
+/* OTF2 reports running out of memory as one of these (a chunk per open
+ * location: "Could not allocate memory for chunk!"). */
+static bool is_memory(OTF2_ErrorCode code)
+{
+    return code == OTF2_ERROR_MEM_FAULT || code == OTF2_ERROR_MEM_ALLOC_FAILED || code == OTF2_ERROR_ENOMEM;
+}
+
 /* OTF2 prints its errors to stderr unless told otherwise; keep the first
  * one so the user sees a single `tracer:` line with the real reason. */
 static OTF2_ErrorCode otr_capture(void *user, const char *file, uint64_t line, const char *function,
@@ -60,6 +67,8 @@ static OTF2_ErrorCode otr_capture(void *user, const char *file, uint64_t line, c
 {
     (void)file, (void)line, (void)function;
     struct otr_archive *a = user;
+    if (a && a->code == OTF2_SUCCESS)
+        a->code = code;
     if (a && a->msg[0] == '\0') {
         char msg[200] = "";
         if (fmt)
@@ -76,7 +85,9 @@ static OTF2_ErrorCode otr_capture(void *user, const char *file, uint64_t line, c
 
 void otr_fail(const struct otr_archive *a, OTF2_ErrorCode code, const char *what, char *err, size_t errlen)
 {
-    if (a->msg[0])
+    if (is_memory(code) || is_memory(a->code))
+        snprintf(err, errlen, "%s: out of memory%s%s%s", what, a->msg[0] ? " (" : "", a->msg, a->msg[0] ? ")" : "");
+    else if (a->msg[0])
         snprintf(err, errlen, "%s: %s", what, a->msg);
     else
         snprintf(err, errlen, "%s: %s", what, OTF2_Error_GetDescription(code));
@@ -85,6 +96,7 @@ void otr_fail(const struct otr_archive *a, OTF2_ErrorCode code, const char *what
 int otr_open(struct otr_archive *a, const char *anchor, char *err, size_t errlen)
 {
     a->msg[0] = '\0';
+    a->code = OTF2_SUCCESS;
     a->prev = OTF2_Error_RegisterCallback(otr_capture, a);
     a->rd = OTF2_Reader_Open(anchor);
     if (!a->rd) {
@@ -130,29 +142,30 @@ OTF2_ErrorCode otr_read_global_defs(struct otr_archive *a, void (*set)(OTF2_Glob
     return *oom ? OTF2_ERROR_MEM_ALLOC_FAILED : rc;
 }
 
-OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
-                                  size_t *missing)
+static uint64_t loc_id(const void *locs, size_t stride, size_t i)
+{
+    uint64_t id;
+    memcpy(&id, (const char *)locs + i * stride, sizeof id);
+    return id;
+}
+
+/* The local definitions of locations [@from, @to) of @locs, then their
+ * event readers (OTF2 applies the definitions' id mappings and clock
+ * offsets to them). The def files are open when @defs_open. */
+static OTF2_ErrorCode open_range(struct otr_archive *a, const void *locs, size_t stride, size_t from, size_t to,
+                                 bool defs_open, bool *some_defs, size_t *missing)
 {
     OTF2_ErrorCode rc;
-    *missing = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t id;
-        memcpy(&id, (const char *)locs + i * stride, sizeof id);
-        if ((rc = OTF2_Reader_SelectLocation(a->rd, id)) != OTF2_SUCCESS)
-            return rc;
-    }
-    bool defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
-    a->msg[0] = '\0';
-    if ((rc = OTF2_Reader_OpenEvtFiles(a->rd)) != OTF2_SUCCESS)
-        return rc;
-    bool some_defs = false;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t id;
-        memcpy(&id, (const char *)locs + i * stride, sizeof id);
+    for (size_t i = from; i < to; i++) {
+        uint64_t id = loc_id(locs, stride, i);
         if (defs_open) {
             /* A writer may give no location local definitions: forget
              * OTF2's complaint, keep the reason of a real failure. */
+            a->msg[0] = '\0';
+            a->code = OTF2_SUCCESS;
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(a->rd, id);
+            if (!dr && is_memory(a->code))
+                return OTF2_ERROR_MEM_ALLOC_FAILED; /* not a location without definitions */
             a->msg[0] = '\0';
             if (dr) {
                 uint64_t nd = 0;
@@ -160,20 +173,75 @@ OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_
                 OTF2_Reader_CloseDefReader(a->rd, dr);
                 if (rc != OTF2_SUCCESS)
                     return rc;
-                some_defs = true;
+                *some_defs = true;
             } else if (*missing == SIZE_MAX) {
                 *missing = i;
             }
         }
+        a->code = OTF2_SUCCESS;
         if (!OTF2_Reader_GetEvtReader(a->rd, id))
-            return OTF2_ERROR_FILE_CAN_NOT_OPEN;
+            return is_memory(a->code) ? OTF2_ERROR_MEM_ALLOC_FAILED : OTF2_ERROR_FILE_CAN_NOT_OPEN;
     }
+    return OTF2_SUCCESS;
+}
+
+static OTF2_ErrorCode select_all(struct otr_archive *a, const void *locs, size_t n, size_t stride)
+{
+    OTF2_ErrorCode rc;
+    for (size_t i = 0; i < n; i++)
+        if ((rc = OTF2_Reader_SelectLocation(a->rd, loc_id(locs, stride, i))) != OTF2_SUCCESS)
+            return rc;
+    return OTF2_SUCCESS;
+}
+
+OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
+                                  size_t *missing)
+{
+    OTF2_ErrorCode rc;
+    *missing = SIZE_MAX;
+    if ((rc = select_all(a, locs, n, stride)) != OTF2_SUCCESS)
+        return rc;
+    bool defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
+    a->msg[0] = '\0';
+    if ((rc = OTF2_Reader_OpenEvtFiles(a->rd)) != OTF2_SUCCESS)
+        return rc;
+    bool some_defs = false;
+    rc = open_range(a, locs, stride, 0, n, defs_open, &some_defs, missing);
     if (defs_open)
         OTF2_Reader_CloseDefFiles(a->rd);
     /* Missing only matters when other locations have theirs. */
     if (!some_defs)
         *missing = SIZE_MAX;
-    return OTF2_SUCCESS;
+    return rc;
+}
+
+OTF2_ErrorCode otr_read_events_by_group(struct otr_archive *a, const void *locs, size_t n, size_t stride,
+                                        void (*set)(OTF2_GlobalEvtReaderCallbacks *), void *user, bool *oom,
+                                        const char **stage)
+{
+    OTF2_ErrorCode rc;
+    *stage = "cannot open event files";
+    if ((rc = select_all(a, locs, n, stride)) != OTF2_SUCCESS)
+        return rc;
+    bool defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
+    a->msg[0] = '\0';
+    if ((rc = OTF2_Reader_OpenEvtFiles(a->rd)) != OTF2_SUCCESS)
+        return rc;
+    bool some_defs = false;
+    size_t missing = SIZE_MAX;
+    for (size_t from = 0; from < n && rc == OTF2_SUCCESS; from += OTR_OPEN_MAX) {
+        size_t to = n - from > OTR_OPEN_MAX ? from + OTR_OPEN_MAX : n;
+        *stage = "cannot open event files";
+        if ((rc = open_range(a, locs, stride, from, to, defs_open, &some_defs, &missing)) != OTF2_SUCCESS)
+            break;
+        /* The global reader closes the group's event readers with it. */
+        *stage = "cannot read events";
+        rc = otr_read_events(a, set, user, oom, 0, NULL);
+    }
+    if (defs_open)
+        OTF2_Reader_CloseDefFiles(a->rd);
+    OTF2_Reader_CloseEvtFiles(a->rd);
+    return rc;
 }
 
 OTF2_ErrorCode otr_read_events(struct otr_archive *a, void (*set)(OTF2_GlobalEvtReaderCallbacks *), void *user,

@@ -91,6 +91,7 @@ static inline int otr_reserve(void **buf, uint32_t *cap, uint32_t n, size_t size
 struct otr_archive {
     OTF2_Reader *rd;
     OTF2_ErrorCallback prev; /* restored by otr_close() */
+    OTF2_ErrorCode code;     /* of the first message since a reader last cleared it */
     char msg[OTR_MSG_LEN];
 };
 
@@ -113,7 +114,8 @@ int otr_open(struct otr_archive *a, const char *anchor, char *err, size_t errlen
 /* Closes the reader and gives OTF2 back the error callback it had. */
 void otr_close(struct otr_archive *a);
 
-/* "@what: <OTF2's first message, or @code's description>" into @err. */
+/* "@what: <OTF2's first message, or @code's description>" into @err;
+ * "@what: out of memory (<OTF2's message>)" when that is what failed. */
 void otr_fail(const struct otr_archive *a, OTF2_ErrorCode code, const char *what, char *err, size_t errlen);
 
 /* Reads every global definition with the callbacks @set installs (user
@@ -130,6 +132,22 @@ OTF2_ErrorCode otr_read_global_defs(struct otr_archive *a, void (*set)(OTF2_Glob
  * are lost), SIZE_MAX otherwise. Returns OTF2_SUCCESS or the failure. */
 OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
                                   size_t *missing);
+
+/* Locations whose event readers are open at once in
+ * otr_read_events_by_group(): each holds a chunk of the archive (up to 4 MiB
+ * in tracer's archives, 16 MiB in OTF2's), so this bounds the memory of a
+ * reader whatever the number of locations. */
+#define OTR_OPEN_MAX 64
+
+/* Reads the events of the @n locations of @locs (as otr_open_locations)
+ * OTR_OPEN_MAX locations at a time: each group in time order, the groups
+ * one after the other. Only for a reader whose results do not depend on the
+ * order of events across locations. Locations without local definitions
+ * are read as they are. On failure *@stage says what failed ("cannot open
+ * event files", "cannot read events"). */
+OTF2_ErrorCode otr_read_events_by_group(struct otr_archive *a, const void *locs, size_t n, size_t stride,
+                                        void (*set)(OTF2_GlobalEvtReaderCallbacks *), void *user, bool *oom,
+                                        const char **stage);
 
 /* Reads the events of the open locations in global time order with the
  * callbacks @set installs (user data @user), @batch at a time (0: all at

@@ -5,8 +5,10 @@
  * events and the attributes named in docs/trace-model.md, never display
  * names, so that source locations in display names cannot change counts.
  *
- * Events come through OTF2's global event reader, location by location
- * interleaved in time. The jobs of the pass are split over the files that
+ * Events come through OTF2's global event reader, OTR_OPEN_MAX locations
+ * at a time (each group interleaved in time): what the summary counts is
+ * per location, so the order across groups does not matter, and the
+ * memory does not grow with the number of locations. The jobs of the pass are split over the files that
  * summary_internal.h lists. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,16 +42,11 @@ static int tr_read(struct tr_state *st, char *err, size_t errlen)
     if (st->locations.n > 0) {
         /* The summary counts what is there: a location whose local
          * definitions alone are gone (`missing`) is no error here. */
-        size_t missing;
-        if ((rc = otr_open_locations(&st->ar, st->locations.v, st->locations.n, sizeof(struct tr_loc), &missing))
-            != OTF2_SUCCESS) {
-            tr_fail(st, rc, "cannot open event files", err, errlen);
-            return -1;
-        }
-        rc = otr_read_events(&st->ar, tr_evt_callbacks, st, &st->oom, 0, NULL);
-        OTF2_Reader_CloseEvtFiles(st->ar.rd);
+        const char *stage;
+        rc = otr_read_events_by_group(&st->ar, st->locations.v, st->locations.n, sizeof(struct tr_loc),
+                                      tr_evt_callbacks, st, &st->oom, &stage);
         if (rc != OTF2_SUCCESS || st->oom) {
-            tr_fail(st, rc, "cannot read events", err, errlen);
+            tr_fail(st, rc, stage, err, errlen);
             return -1;
         }
     }

@@ -190,6 +190,8 @@ static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t 
 void tr_archive_local_defs(OTF2_Archive *ar, const tr_writer *w, const tr_defs_map *map)
 {
     for (uint64_t l = 0; l < w->nlocations; l++) {
+        if (l >= w->m.nhost && l < w->m.nstreams)
+            continue; /* host numbers no thread needed (host_slots.h) */
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, w->loc_base + l);
         if (!dw)
             continue;

@@ -301,7 +301,7 @@ int tr_job_union_write(tr_job_union *u, OTF2_Archive *ar, int32_t size, tr_conve
             continue;
         parts[nparts++] = d;
         r->events += d->events_total;
-        r->locations += d->nstreams;
+        r->locations += d->nhost;
         r->devices += d->ndevices;
         r->lost += d->lost;
     }

@@ -230,6 +230,8 @@ static const struct {
     [TR_ATTR_OMP_ARG] = {"omp_arg", "team size, count or hint of the OMPT callback (record u1)", OTF2_TYPE_UINT64},
     [TR_ATTR_OMP_ARG2] = {"omp_arg2", "thread number in the team, or mutex implementation (record u2)",
                           OTF2_TYPE_UINT64},
+    [TR_ATTR_THREAD] = {"thread", "OS thread id of the thread whose events on this location begin with this Enter "
+                        "(threads that ended give their location to later ones)", OTF2_TYPE_UINT32},
 };
 
 OTF2_Type tr_defs_attr_type(enum tr_attr a) { return attrs[a].type; }

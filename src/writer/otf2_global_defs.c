@@ -85,7 +85,7 @@ static void intern_all(const tr_global *g)
     for (size_t u = 0; u < g->nparts; u++) {
         const tr_rank_desc *w = g->parts[u];
         process_name(g, w);
-        for (size_t i = 0; i < w->nstreams; i++)
+        for (size_t i = 0; i < w->nhost; i++)
             thread_name(g, i);
         for (size_t k = 0; k < w->ndevices; k++) {
             for (uint32_t l = 0; l < w->devices[k].nlanes; l++)
@@ -140,7 +140,7 @@ static void write_tree_and_locations(const tr_global *g, OTF2_GlobalDefWriter *g
     }
     for (size_t u = 0; u < g->nparts; u++) {
         const tr_rank_desc *w = g->parts[u];
-        for (size_t i = 0; i < w->nstreams; i++)
+        for (size_t i = 0; i < w->nhost; i++)
             OTF2_GlobalDefWriter_WriteLocation(gw, w->loc_base + i, thread_name(g, i),
                                                OTF2_LOCATION_TYPE_CPU_THREAD, w->events[i], w->group_base);
         for (size_t k = 0; k < w->ndevices; k++) {
@@ -196,33 +196,51 @@ static void write_regions_attributes_metrics(const tr_global *g, OTF2_GlobalDefW
 }
 
 /* Communicators for the RMA windows: group 0 lists every location of the
- * archive (so a location's rank in it is its id); group 1 + window holds
- * its journal's host threads plus the device's first stream (its last
- * member). Returns the number of windows. */
+ * archive, in id order; group 1 + window holds the device's first stream
+ * (its first member: a transfer's remote is 0, known before the number of
+ * host locations is) and its journal's host threads. Returns the number of
+ * windows. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static uint32_t write_rma_comms(const tr_global *g, OTF2_GlobalDefWriter *gw, uint64_t nlocations)
 {
     uint64_t most = 1;
     for (size_t u = 0; u < g->nparts; u++)
-        if (g->parts[u]->nstreams + 1 > most)
-            most = g->parts[u]->nstreams + 1;
+        if (g->parts[u]->nhost + 1 > most)
+            most = g->parts[u]->nhost + 1;
     uint64_t *members = malloc((nlocations > most ? nlocations : most) * sizeof *members);
     uint32_t nwins = 0;
     if (!members)
         return 0;
-    for (uint64_t i = 0; i < nlocations; i++)
-        members[i] = i;
+    /* Host numbers no thread needed are no location (host_slots.h). */
+    uint64_t n = 0;
+    for (size_t u = 0; u < g->nparts; u++) {
+        const tr_rank_desc *w = g->parts[u];
+        for (uint32_t i = 0; i < w->nhost; i++)
+            members[n++] = w->loc_base + i;
+        for (size_t k = 0; k < w->ndevices; k++)
+            for (uint32_t l = 0; l < w->devices[k].nlanes; l++)
+                members[n++] = w->loc_base + w->devices[k].lanes[l];
+        for (uint32_t i = 0; i < w->nmpit; i++)
+            members[n++] = w->loc_base + w->mpit[i].location;
+    }
+    qsort(members, n, sizeof *members, cmp_u64);
     OTF2_GlobalDefWriter_WriteGroup(gw, 0, tr_defs_str(g->defs, "all locations"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                    OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, (uint32_t)nlocations, members);
+                                    OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, (uint32_t)n, members);
     for (size_t u = 0; u < g->nparts; u++) {
         const tr_rank_desc *w = g->parts[u];
         for (size_t k = 0; k < w->ndevices; k++) {
-            uint32_t n = w->nstreams, win = tr_rma_window(w->win_base, k);
-            for (uint32_t i = 0; i < n; i++)
-                members[i] = w->loc_base + i;
-            members[n] = w->loc_base + w->devices[k].lanes[0];
+            uint32_t nh = w->nhost, win = tr_rma_window(w->win_base, k);
+            members[0] = w->loc_base + w->devices[k].lanes[0];
+            for (uint32_t i = 0; i < nh; i++)
+                members[1 + i] = w->loc_base + i;
             uint32_t s_comm = device_name(g, w, &w->devices[k], 1);
             OTF2_GlobalDefWriter_WriteGroup(gw, (OTF2_GroupRef)(1 + win), s_comm, OTF2_GROUP_TYPE_COMM_GROUP,
-                                            OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, n + 1, members);
+                                            OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, nh + 1, members);
             OTF2_GlobalDefWriter_WriteComm(gw, (OTF2_CommRef)win, s_comm, (OTF2_GroupRef)(1 + win),
                                            OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
             OTF2_GlobalDefWriter_WriteRmaWin(gw, (OTF2_RmaWinRef)win, device_name(g, w, &w->devices[k], 2),

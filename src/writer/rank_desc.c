@@ -27,7 +27,7 @@ void tr_rank_desc_pack(const tr_rank_desc *d, tr_blob *b)
     tr_blob_u64(b, d->nlocations);
     for (uint64_t l = 0; l < d->nlocations; l++)
         tr_blob_u64(b, d->events ? d->events[l] : 0);
-    tr_blob_u32(b, d->nstreams);
+    tr_blob_u32(b, d->nhost);
     tr_blob_u32(b, d->ndevices);
     for (uint32_t i = 0; i < d->ndevices; i++) {
         tr_blob_u32(b, (uint32_t)d->devices[i].num);
@@ -115,7 +115,7 @@ int tr_rank_desc_unpack(tr_blob_reader *r, tr_rank_desc *d)
     d->nlocations = nloc;
     for (uint64_t l = 0; l < nloc; l++)
         d->events[l] = tr_blob_get_u64(r);
-    d->nstreams = tr_blob_get_u32(r);
+    d->nhost = tr_blob_get_u32(r);
 
     uint32_t n = tr_blob_get_u32(r);
     d->devices = array(r, n, sizeof *d->devices, 16, &ok);

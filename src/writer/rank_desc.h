@@ -56,7 +56,7 @@ typedef struct tr_rank_desc {
     uint32_t group_base, win_base;
     uint64_t nlocations;
     uint64_t *events;        /* written, per location */
-    uint32_t nstreams;       /* host threads: locations 0..nstreams-1 */
+    uint32_t nhost;          /* host threads' locations: 0..nhost-1 (a thread at a time each) */
     uint32_t ndevices;
     tr_desc_device *devices;
     uint32_t nmpit;

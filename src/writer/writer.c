@@ -144,7 +144,7 @@ static int convert(const char *journal, const char *archive_dir, uint64_t small_
         r->crash_signal = jd->crash_signal;
         r->records = w.m.records;
     }
-    r->locations = w.m.nstreams;
+    r->locations = w.m.nhost;
     r->devices = w.m.ndevices;
     r->lost = w.m.lost;
     tr_unit_free(&w);

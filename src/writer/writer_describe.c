@@ -118,7 +118,7 @@ int tr_describe(const tr_writer *w, int with_config, tr_rank_desc *d)
     d->group_base = w->group_base;
     d->win_base = w->win_base;
     d->nlocations = w->nlocations;
-    d->nstreams = (uint32_t)w->m.nstreams;
+    d->nhost = (uint32_t)w->m.nhost;
     d->omp_metrics = (uint8_t)(w->m.omp_any != 0);
     d->events = calloc(w->nlocations ? w->nlocations : 1, sizeof *d->events);
     d->devices = calloc(w->m.ndevices ? w->m.ndevices : 1, sizeof *d->devices);

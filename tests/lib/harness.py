@@ -453,9 +453,9 @@ def check_rma(c, t):
         if not c.check(win is not None, "no RmaWin %r" % t.window_name(d)):
             continue
         members = list(win.comm.group.members)
-        c.check(members and members[-1] == stream,
-                "last member of the comm group of window %d is not its stream" % d)
-        c.equal(sorted(m.name for m in members[:-1]), sorted(l.name for l in threads),
+        c.check(members and members[0] == stream,
+                "first member of the comm group of window %d is not its stream" % d)
+        c.equal(sorted(m.name for m in members[1:]), sorted(l.name for l in threads),
                 "host members of comm group for device %d" % d)
         creates = [ev for _, ev in t.events_of(otf2.events.RmaWinCreate) if ev.win == win]
         destroys = [ev for _, ev in t.events_of(otf2.events.RmaWinDestroy) if ev.win == win]

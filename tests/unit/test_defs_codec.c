@@ -323,7 +323,7 @@ static void desc_full(tr_rank_desc *d)
     d->events = malloc(5 * sizeof *d->events);
     for (int i = 0; i < 5; i++)
         d->events[i] = 1000 + (uint64_t)i;
-    d->nstreams = 2;
+    d->nhost = 2;
     d->ndevices = 2;
     d->devices = malloc(2 * sizeof *d->devices);
     /* A device's lanes need not be consecutive: a lane the pass needed
@@ -375,7 +375,7 @@ static int desc_equal(const tr_rank_desc *a, const tr_rank_desc *b)
              a->crash_signal == b->crash_signal && !memcmp(a->small_count, b->small_count, sizeof a->small_count) &&
              !memcmp(a->small_bytes, b->small_bytes, sizeof a->small_bytes) && a->loc_base == b->loc_base &&
              a->group_base == b->group_base && a->win_base == b->win_base && a->nlocations == b->nlocations &&
-             a->nstreams == b->nstreams && a->ndevices == b->ndevices && a->nmpit == b->nmpit &&
+             a->nhost == b->nhost && a->ndevices == b->ndevices && a->nmpit == b->nmpit &&
              a->ncomms == b->ncomms && a->t_min == b->t_min && a->t_max == b->t_max &&
              a->realtime_shift == b->realtime_shift && a->nprops == b->nprops && a->nconfig == b->nconfig &&
              a->records == b->records && a->events_total == b->events_total && a->lost == b->lost &&
