@@ -109,11 +109,20 @@ def location_sequences(t):
     synthesizes at the end of a stream: incomplete Leaves, and a device's
     RmaWinDestroy (its memory window closes where its stream ends; in a cut
     journal that is earlier). Names 'user region N' become None (a lost
-    STRING frame leaves a region nameless, which is not wrong data)."""
+    STRING frame leaves a region nameless, which is not wrong data).
+    A location is split into its threads' spans: threads that ended give
+    their location to later ones, and each thread's first Enter there
+    carries its OS tid (attribute 'thread'); after a cut a thread may end
+    sooner and a later one take another location, so spans are compared,
+    each with the whole of an original thread's."""
     out = []
     for loc in t.locations:
         seq = []
         for ev in t.events.get(loc, []):
+            if (isinstance(ev, otf2.events.Enter) and h.Trace.attr(ev, "thread") is not None and
+                    any(k[0] in ("Enter", "Leave") for k in seq)):
+                out.append((loc.name, seq))
+                seq = []
             if isinstance(ev, (otf2.events.Enter, otf2.events.Leave)):
                 if isinstance(ev, otf2.events.Leave) and h.Trace.attr(ev, "incomplete") == 1:
                     continue

@@ -82,9 +82,10 @@ TRACER_KEEP_JOURNAL=1. Each run:
     the archive that the last rank to exit wrote passes 2-4 and equals `tracer
     recover` of the same journals event by event and in its global region
     order; no journals/.exit-<k> mark is left; case 7 again (the untraced
-    rank counts itself out at MPI_Finalize); case 8 again: the last rank's
-    write fails with one `tracer: job: writer: ...` line, every journal and
-    the empty claim stay, no mark is left.
+    rank counts itself out at MPI_Finalize); case 8 again: the last rank
+    writes the other ranks (each equal to its ground truth, RANKS 3/4,
+    MISSING_RANKS the lost one) with one `tracer: job: writer: 1 rank
+    journal lost, ...` line; every journal stays, no mark is left.
 A NOTE lists the time of every run.
 """
 import collections
@@ -598,23 +599,41 @@ def check_exit_write(c, runner, n=7):
 
 def check_exit_failed(c, runner, n=4, bad=1):
     """TRACER_JOB_WRITE=exit, rank `bad`'s journal path names junk: the last
-    rank's write fails with one line, every journal stays, no exit mark is
-    left, traces.otf2 is the empty claim."""
+    rank writes the other ranks (issue 34, item 2: a journal cut short
+    before it names its rank is lost, not the job), says in one line which
+    was lost, keeps every journal and leaves no exit mark; the archive holds
+    the others, each with its own ground truth, and names the lost rank."""
     r = runner.run("exit-bad-journal", n, env=dict(EXIT, TEST_CLOBBER_JOURNAL=str(bad)), timeout=60)
     if not c.check(r.rc is not None, "%s: timed out" % r.what):
         return
     c.equal(r.rc, 0, "%s: exit status" % r.what)
     c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
     lines = [ln for ln in r.err.splitlines() if ln.strip()]
-    tail = ("; the journals in %s/journals are kept: 'tracer recover %s' retries" % (r.output, r.output))
-    c.check(len(lines) == 1 and lines[0].startswith("tracer: job: writer: ") and lines[0].endswith(tail),
-            "%s: stderr %r, want one 'tracer: job: writer: ...%s' line" % (r.what, lines, tail))
+    head = "tracer: job: writer: 1 rank journal lost, rank %d (" % bad
+    tail = "; the other ranks are in %s/traces.otf2 and the journals are kept" % r.output
+    c.check(len(lines) == 1 and lines[0].startswith(head) and lines[0].endswith(tail)
+            and "rank%d.journal" % bad in lines[0],
+            "%s: stderr %r, want one '%s...%s' line" % (r.what, lines, head, tail))
     inside = sorted(f for f in tree(r.output) if f)
     c.equal([f for f in inside if f.startswith("journals/rank")], ["journals/rank%d.journal" % k for k in range(n)],
             "%s: journals kept" % r.what)
     c.equal([f for f in inside if ".exit-" in f], [], "%s: exit marks left" % r.what)
-    c.equal(os.path.getsize(r.anchor) if os.path.exists(r.anchor) else None, 0,
-            "%s: traces.otf2 is the empty claim" % r.what)
+    t = h.open_checked_trace(c, r.what, r.anchor)
+    if t is None:
+        return
+    props = ct.properties(c, r.anchor, r.what)
+    c.equal((props.get("TRACER::JOB::RANKS"), props.get("TRACER::JOB::MISSING_RANKS")),
+            ("%d/%d" % (n - 1, n), str(bad)), "%s: TRACER::JOB::RANKS, MISSING_RANKS" % r.what)
+    c.equal(sorted(g.name for g in t.definitions.location_groups),
+            sorted("rank %d" % k for k in range(n) if k != bad), "%s: location groups" % r.what)
+    for k in range(n):
+        if k == bad:
+            continue
+        v = RankView(t, k)
+        host0 = [loc for loc in v.locations if loc.name == "host thread 0"]
+        if c.check(host0, "%s rank %d: no host thread 0" % (r.what, k)):
+            c.equal(user_tokens(v, host0[0]), sequence(k), "%s rank %d: USER Enter events vs the ground truth"
+                    % (r.what, k))
 
 
 def main():
