@@ -170,7 +170,7 @@ static void test_order(void)
         record();
     sem_post(&done);
     tr_consumer_sync(); /* the round the hook was in ends, and one more */
-    tr_consumer_interval_hook = 0;
+    __atomic_store_n(&tr_consumer_interval_hook, 0, __ATOMIC_RELEASE); /* the consumer reads it atomically */
     tr_consumer_stop();
     tr_journal_close();
     char path[128];
