@@ -22,7 +22,6 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
 import cfgtest as ct  # noqa: E402
-import otf2  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
 
 RANKS = 3
@@ -31,13 +30,7 @@ BASES = {"A": 30, "B": 50}
 
 
 def rank_marks(t, rank):
-    view = RankView(t, rank)
-    out = []
-    for loc in view.cpu_threads():
-        for ev in view.events[loc]:
-            if isinstance(ev, otf2.events.Enter) and ev.region.canonical_name == "step":
-                out.append(h.Trace.attr(ev, "value"))
-    return out
+    return RankView(t, rank).mark_values()
 
 
 def one_round(c, tmp, k):

@@ -24,7 +24,6 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness as h  # noqa: E402
-import otf2  # noqa: E402
 from otf2_trace import RankView  # noqa: E402
 
 RANKS = 4
@@ -92,13 +91,7 @@ def run(tmp, label, k, traced, family):
 
 
 def rank_marks(t, rank):
-    view = RankView(t, rank)
-    out = []
-    for loc in view.cpu_threads():
-        for ev in view.events[loc]:
-            if isinstance(ev, otf2.events.Enter) and ev.region.canonical_name == "step":
-                out.append(h.Trace.attr(ev, "value"))
-    return out
+    return RankView(t, rank).mark_values()
 
 
 def one_job(c, tmp, k, family):

@@ -520,6 +520,27 @@ def check_disagreement(c, runner, n=4):
         check_archive(c, anchor, r.what + " recovered", n)
 
 
+def check_all_but(c, r, n, missing):
+    """The archive holds every rank but @missing, each with its own ground
+    truth, and names the missing rank."""
+    t = h.open_checked_trace(c, r.what, r.anchor)
+    if t is None:
+        return
+    props = ct.properties(c, r.anchor, r.what)
+    c.equal((props.get("TRACER::JOB::RANKS"), props.get("TRACER::JOB::MISSING_RANKS")),
+            ("%d/%d" % (n - 1, n), str(missing)), "%s: TRACER::JOB::RANKS, MISSING_RANKS" % r.what)
+    c.equal(sorted(g.name for g in t.definitions.location_groups),
+            sorted("rank %d" % k for k in range(n) if k != missing), "%s: location groups" % r.what)
+    for k in range(n):
+        if k == missing:
+            continue
+        v = RankView(t, k)
+        host0 = [loc for loc in v.locations if loc.name == "host thread 0"]
+        if c.check(host0, "%s rank %d: no host thread 0" % (r.what, k)):
+            c.equal(user_tokens(v, host0[0]), sequence(k), "%s rank %d: USER Enter events vs the ground truth"
+                    % (r.what, k))
+
+
 def check_untraced_rank(c, runner, n=4, untraced=1, label="untraced-rank", env=None):
     """TRACER_RANKS leaves one rank untraced: it has no journal but takes
     part in every collective step (and counts itself out at MPI_Finalize,
@@ -532,22 +553,7 @@ def check_untraced_rank(c, runner, n=4, untraced=1, label="untraced-rank", env=N
     c.equal(r.rc, 0, "%s: exit status" % r.what)
     c.equal(sorted(r.out.splitlines()), want_stdout_lines(n), "%s: stdout lines" % r.what)
     c.equal([ln for ln in r.err.splitlines() if ln.strip()], [], "%s: stderr" % r.what)
-    t = h.open_checked_trace(c, r.what, r.anchor)
-    if t is None:
-        return
-    props = ct.properties(c, r.anchor, r.what)
-    c.equal((props.get("TRACER::JOB::RANKS"), props.get("TRACER::JOB::MISSING_RANKS")),
-            ("%d/%d" % (n - 1, n), str(untraced)), "%s: TRACER::JOB::RANKS, MISSING_RANKS" % r.what)
-    c.equal(sorted(g.name for g in t.definitions.location_groups),
-            sorted("rank %d" % k for k in range(n) if k != untraced), "%s: location groups" % r.what)
-    for k in range(n):
-        if k == untraced:
-            continue
-        v = RankView(t, k)
-        host0 = [loc for loc in v.locations if loc.name == "host thread 0"]
-        if c.check(host0, "%s rank %d: no host thread 0" % (r.what, k)):
-            c.equal(user_tokens(v, host0[0]), sequence(k), "%s rank %d: USER Enter events vs the ground truth"
-                    % (r.what, k))
+    check_all_but(c, r, n, untraced)
 
 
 def check_failed_rank(c, runner, n=4, bad=1):
@@ -618,22 +624,7 @@ def check_exit_failed(c, runner, n=4, bad=1):
     c.equal([f for f in inside if f.startswith("journals/rank")], ["journals/rank%d.journal" % k for k in range(n)],
             "%s: journals kept" % r.what)
     c.equal([f for f in inside if ".exit-" in f], [], "%s: exit marks left" % r.what)
-    t = h.open_checked_trace(c, r.what, r.anchor)
-    if t is None:
-        return
-    props = ct.properties(c, r.anchor, r.what)
-    c.equal((props.get("TRACER::JOB::RANKS"), props.get("TRACER::JOB::MISSING_RANKS")),
-            ("%d/%d" % (n - 1, n), str(bad)), "%s: TRACER::JOB::RANKS, MISSING_RANKS" % r.what)
-    c.equal(sorted(g.name for g in t.definitions.location_groups),
-            sorted("rank %d" % k for k in range(n) if k != bad), "%s: location groups" % r.what)
-    for k in range(n):
-        if k == bad:
-            continue
-        v = RankView(t, k)
-        host0 = [loc for loc in v.locations if loc.name == "host thread 0"]
-        if c.check(host0, "%s rank %d: no host thread 0" % (r.what, k)):
-            c.equal(user_tokens(v, host0[0]), sequence(k), "%s rank %d: USER Enter events vs the ground truth"
-                    % (r.what, k))
+    check_all_but(c, r, n, bad)
 
 
 def main():

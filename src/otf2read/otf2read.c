@@ -194,16 +194,25 @@ static OTF2_ErrorCode select_all(struct otr_archive *a, const void *locs, size_t
     return OTF2_SUCCESS;
 }
 
+/* Selects @locs and opens the event files, and the local definition files
+ * where there are any (*@defs_open); both readers start from here. */
+static OTF2_ErrorCode open_files(struct otr_archive *a, const void *locs, size_t n, size_t stride, bool *defs_open)
+{
+    OTF2_ErrorCode rc = select_all(a, locs, n, stride);
+    if (rc != OTF2_SUCCESS)
+        return rc;
+    *defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
+    a->msg[0] = '\0';
+    return OTF2_Reader_OpenEvtFiles(a->rd);
+}
+
 OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
                                   size_t *missing)
 {
-    OTF2_ErrorCode rc;
     *missing = SIZE_MAX;
-    if ((rc = select_all(a, locs, n, stride)) != OTF2_SUCCESS)
-        return rc;
-    bool defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
-    a->msg[0] = '\0';
-    if ((rc = OTF2_Reader_OpenEvtFiles(a->rd)) != OTF2_SUCCESS)
+    bool defs_open;
+    OTF2_ErrorCode rc = open_files(a, locs, n, stride, &defs_open);
+    if (rc != OTF2_SUCCESS)
         return rc;
     bool some_defs = false;
     rc = open_range(a, locs, stride, 0, n, defs_open, &some_defs, missing);
@@ -219,13 +228,10 @@ OTF2_ErrorCode otr_read_events_by_group(struct otr_archive *a, const void *locs,
                                         void (*set)(OTF2_GlobalEvtReaderCallbacks *), void *user, bool *oom,
                                         const char **stage)
 {
-    OTF2_ErrorCode rc;
     *stage = "cannot open event files";
-    if ((rc = select_all(a, locs, n, stride)) != OTF2_SUCCESS)
-        return rc;
-    bool defs_open = OTF2_Reader_OpenDefFiles(a->rd) == OTF2_SUCCESS;
-    a->msg[0] = '\0';
-    if ((rc = OTF2_Reader_OpenEvtFiles(a->rd)) != OTF2_SUCCESS)
+    bool defs_open;
+    OTF2_ErrorCode rc = open_files(a, locs, n, stride, &defs_open);
+    if (rc != OTF2_SUCCESS)
         return rc;
     bool some_defs = false;
     size_t missing = SIZE_MAX;

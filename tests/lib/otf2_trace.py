@@ -268,6 +268,11 @@ class RankView(Trace):
         self.events = collections.OrderedDict((loc, evs) for loc, evs in trace.events.items() if mine(loc))
         self.rma_wins = [w for w in trace.rma_wins if w.name.startswith(self.window_prefix)]
 
+    def mark_values(self, region="step"):
+        """The values of the rank's marks of @region on its host threads, in
+        order (tests/programs/mpi_marks.c, mpi_abort.c mark "step")."""
+        return [Trace.attr(ev, "value") for loc in self.cpu_threads() for ev in self.events[loc]
+                if isinstance(ev, otf2.events.Enter) and ev.region.canonical_name == region]
 
 
 def group_properties(t):
