@@ -95,13 +95,19 @@ PROCESS group the location's group descends from: "process <pid>",
    slices, "i" = instants, s/f = flows, "C" = counter values); the counts
    of B, i, C and flows equal the Perfetto file's and both stdout lines
    give the same numbers.
+2b. Read in turns: `--locations 1` (Perfetto) and `--locations 2` (JSON)
+   read the locations one and two at a time (each run its own Perfetto
+   sequence); the same comparisons with the archive hold, flows from a
+   thread to a device read in another run included, and the stdout line
+   gives the same numbers.
 3. Errors: a damaged archive (an .evt file truncated to half, traces.def
    deleted, the anchor file overwritten with garbage, a path that does
    not exist) -> exit 1, stderr exactly one line "tracer: convert: ...",
    no traceback or sanitizer report, no output file left; an existing
    output file -> refused (exit != 0, one line, file untouched) unless
    --force; -o *.pftrace / *.json without --format give Perfetto / JSON;
-   usage errors -> exit 2 with one line and no output file;
+   usage errors (--locations outside 1..65536 among them) -> exit 2 with
+   one line and no output file;
    --help / -h -> exit 0, text on stdout mentioning ui.perfetto.dev.
 4. A large synthetic archive: many_events.c, 2 threads x 2,000,000
    iterations = 10,080,004 user events (+ ProgramBegin/End), made through
@@ -1090,6 +1096,25 @@ def check_archive(c, tmp, label, anchor, proto):
         c.equal(err, "", "%s: stderr" % what)
         line = parse_line(c, what, p.stdout.decode(errors="replace"), anchor, js, "json")
         check_json(c, what, truth, js, pf, line_pf, line)
+    # Read in turns (--locations 1 and 2): every location, or every pair,
+    # a run of its own, each run its own sequence in the Perfetto file;
+    # flows from a thread read in one run to a device read in another.
+    for n, fmt, ext in ((1, "perfetto", ".pftrace"), (2, "json", ".json")):
+        out = os.path.join(tmp, "%s.at%d%s" % (label, n, ext))
+        p = convert(["--locations", str(n), "--format", fmt, "-o", out, anchor])
+        what = "%s %s, --locations %d" % (label, fmt, n)
+        err = p.stderr.decode(errors="replace")
+        no_crash_output(c, what, err)
+        if not c.check(p.returncode == 0, "%s: exit %d: %s" % (what, p.returncode, err[-2000:])):
+            continue
+        c.equal(err, "", "%s: stderr" % what)
+        got = parse_line(c, what, p.stdout.decode(errors="replace"), anchor, out, fmt)
+        if fmt == "json":
+            check_json(c, what, truth, out, pf, line_pf, got)
+        elif proto:
+            dec = protoc_decode(c, what, out, proto)
+            if dec is not None:
+                compare(c, what, truth, perfetto_view(Perfetto(c, what, dec)), got, line_pf)
     c.note("%s: %d events -> %d slices, %d instants, %d counter values, %d flows"
            % ((label, truth.events) + truth.counts()))
     return truth
@@ -1184,7 +1209,9 @@ def check_errors(c, tmp, src_dir, proto):
     # usage errors
     o = os.path.join(tmp, "usage.pftrace")
     for args in ([], [src_dir], ["-o", o], ["-o"], [src_dir, "-o"], ["--bogus", "-o", o, src_dir],
-                 ["--format", "xml", "-o", o, src_dir], ["--format"], [src_dir, src_dir, "-o", o]):
+                 ["--format", "xml", "-o", o, src_dir], ["--format"], [src_dir, src_dir, "-o", o],
+                 ["--locations", "0", "-o", o, src_dir], ["--locations=65537", "-o", o, src_dir],
+                 ["--locations", "4x", "-o", o, src_dir], ["--locations"]):
         p = convert(args)
         one_line_error("usage error `tracer convert %s`" % " ".join(a.replace(tmp, "TMP") for a in args), p, 2, o)
         c.check(not os.path.exists(o), "usage error %r: output file created" % (args,))

@@ -23,7 +23,7 @@ static const char *const cv_format_names[] = { [CV_AUTO] = "auto", [CV_PERFETTO]
 
 void cmd_convert_usage(FILE *fp)
 {
-    fputs("usage: tracer convert [--format perfetto|json] [--force] -o FILE ARCHIVE\n"
+    fputs("usage: tracer convert [--format perfetto|json] [--force] [--locations N] -o FILE ARCHIVE\n"
           "\n"
           "Writes an OTF2 trace (tracer's, or any other OTF2 writer's) as a file that\n"
           "Perfetto or Chrome can open. ARCHIVE is the trace directory (the one holding\n"
@@ -45,6 +45,10 @@ void cmd_convert_usage(FILE *fp)
           "                     json: Chrome trace-event JSON (chosen by .json)\n"
           "  --force            replace FILE if it exists (only once the new one is\n"
           "                     complete)\n"
+          "  --locations N      read at most N locations at once (default 64, 1 to\n"
+          "                     65536); each takes up to 4 MiB of memory. An archive\n"
+          "                     with more is read in turns, each process with its\n"
+          "                     devices in one turn where it fits\n"
           "  -h, --help         show this text\n"
           "\n"
           "To look at the result, open https://ui.perfetto.dev and use \"Open trace\n"
@@ -70,6 +74,18 @@ static int cv_parse_format(const char *name, enum cv_format *f)
         *f = CV_JSON;
     else
         return -1;
+    return 0;
+}
+
+/* --locations N: a whole number in [1, 65536]. */
+static int cv_parse_locations(const char *v, uint32_t *n)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end || errno || x < 1 || x > 65536)
+        return -1;
+    *n = (uint32_t)x;
     return 0;
 }
 
@@ -214,6 +230,7 @@ int cmd_convert(int argc, char **argv)
     enum cv_format format = CV_AUTO;
     const char *archive = NULL, *output = NULL;
     bool force = false, options_done = false;
+    uint32_t at_once = 0; /* the reader's default */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || a[1] == '\0') {
@@ -238,6 +255,12 @@ int cmd_convert(int argc, char **argv)
                 return cv_usage_error("missing format after", a);
             if (cv_parse_format(v, &format) != 0)
                 return cv_usage_error("unknown format (perfetto or json)", v);
+        } else if (strcmp(a, "--locations") == 0 || strncmp(a, "--locations=", 12) == 0) {
+            const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return cv_usage_error("missing number after", a);
+            if (cv_parse_locations(v, &at_once) != 0)
+                return cv_usage_error("--locations wants a whole number from 1 to 65536, not", v);
         } else {
             return cv_usage_error("unknown option", a);
         }
@@ -264,7 +287,7 @@ int cmd_convert(int argc, char **argv)
     }
     tc_stats st;
     char err[512] = "";
-    int rc = tc_convert(archive, sink, isatty(2), &st, err, sizeof err);
+    int rc = tc_convert(archive, sink, isatty(2), at_once, &st, err, sizeof err);
     sink->free(sink);
     if (rc != 0) {
         fprintf(stderr, "tracer: convert: cannot convert '%s': %s\n", archive, err[0] ? err : "unknown error");

@@ -372,21 +372,3 @@ int tc_sink_begin(struct tc_state *st)
     }
     return 0;
 }
-
-/* ---- local definitions and event files ------------------------------------------ */
-
-/* A location's local definitions hold what OTF2 must know to give us
- * global ids and corrected times: the MappingTables of an MPI job's ranks
- * and their ClockOffsets. OTF2 applies both itself once they are read
- * (otr_open_locations); no callback of ours is needed. A location whose
- * local definitions alone are gone (others have theirs: a damaged
- * archive) would come out with wrong names and times, so it fails. */
-OTF2_ErrorCode tc_open_locations(struct tc_state *st)
-{
-    size_t missing;
-    OTF2_ErrorCode rc = otr_open_locations(&st->ar, st->locs.v, st->locs.n, sizeof(struct tc_loc), &missing);
-    st->missing_defs = missing == SIZE_MAX ? TC_NONE : (uint32_t)missing;
-    if (rc == OTF2_SUCCESS && st->missing_defs != TC_NONE)
-        rc = OTF2_ERROR_FILE_CAN_NOT_OPEN;
-    return rc;
-}

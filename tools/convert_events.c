@@ -121,6 +121,22 @@ static int tc_event(struct tc_state *st, struct tc_loc *l, OTF2_TimeStamp t, boo
     return 0;
 }
 
+int tc_next_run(struct tc_state *st)
+{
+    if (st->now > st->latest)
+        st->latest = st->now;
+    st->now = 0;
+    /* Another run's threads may have had transfers open on these tracks
+     * at the times this run goes through again. */
+    for (size_t i = 0; i < st->devices.n; i++) {
+        struct tc_device *d = otr_vec_at(&st->devices, sizeof *d, i);
+        d->reuse_from = d->ntracks;
+    }
+    if (st->sink->next_run && st->sink->next_run(st->sink) != 0)
+        return tc_sink_fail(st);
+    return 0;
+}
+
 static struct tc_loc *tc_loc_of(struct tc_state *st, OTF2_LocationRef id)
 {
     return TC_FIND(st, locs, tc_loc, id);
@@ -381,7 +397,7 @@ static uint32_t tc_device_of(struct tc_state *st, uint64_t win, uint32_t remote)
 static int tc_device_slot(struct tc_state *st, uint32_t dev, uint32_t *slot)
 {
     struct tc_device *d = otr_vec_at(&st->devices, sizeof *d, dev);
-    for (uint32_t i = 0; i < d->ntracks; i++)
+    for (uint32_t i = d->reuse_from; i < d->ntracks; i++)
         if (!d->tracks[i].busy) {
             *slot = i;
             return 0;

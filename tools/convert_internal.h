@@ -3,8 +3,9 @@
  * The reader is one pass over an archive (convert_read.c has the overview)
  * split by job:
  *   convert_defs.c    global definitions -> the tables below; processes and
- *                     tracks; sink begin; opening locations and their local
- *                     definitions
+ *                     tracks; sink begin
+ *   convert_runs.c    which locations are read together (runs of at most
+ *                     at_once); opening them and their local definitions
  *   convert_events.c  the event callbacks: time and order (the hold-back
  *                     invariant), args, counters, transfers, slices
  *   convert_read.c    the pass, failure messages, tc_convert()
@@ -139,6 +140,7 @@ struct tc_device {
     char *label; /* "device 0" */
     struct tc_dtrack *tracks;
     uint32_t ntracks, cap;
+    uint32_t reuse_from; /* tracks before it belong to an earlier run */
 };
 
 /* A transfer whose device slice is open. */
@@ -173,6 +175,7 @@ struct tc_state {
     uint64_t resolution, offset;
     bool have_clock;
     uint64_t now;         /* the latest timestamp seen, ns */
+    uint64_t latest;      /* the latest timestamp of the runs before this one */
     uint32_t *held_list;  /* locations that held an Enter at now */
     uint32_t nheld, held_cap;
     tc_arg *scratch;      /* the args of an event that is not held */
@@ -186,6 +189,14 @@ struct tc_state {
     bool oom, sink_failed;
     int sink_errno;
     uint32_t missing_defs; /* a location whose local definitions are gone */
+    /* The runs of locations read together (convert_runs.c). */
+    uint64_t *run_ids;     /* the locations' ids in reading order */
+    uint32_t *run_pos;     /* ... and their positions in locs */
+    uint32_t *run_ends;    /* run r is [run_ends[r - 1], run_ends[r]) of them */
+    uint32_t nruns;
+    uint32_t at_once;      /* the most locations in a run */
+    struct otr_groups groups;
+    bool groups_open;
     struct otr_archive ar; /* the archive, and OTF2's first message */
 };
 
@@ -239,11 +250,17 @@ int tc_resolve_defs(struct tc_state *st);
  * with st->oom or st->sink_failed set. */
 int tc_sink_begin(struct tc_state *st);
 
-/* Selects every location, reads its local definitions (OTF2 applies their
- * id mappings and clock offsets) and opens its event reader. Returns
- * OTF2_SUCCESS or the failure; st->missing_defs names a location whose
- * local definitions alone are gone. */
-OTF2_ErrorCode tc_open_locations(struct tc_state *st);
+/* ---- convert_runs.c ---------------------------------------------------------- */
+
+/* Plans the runs (locations read together), opens and checks every run's
+ * local definitions and event files, and leaves the first run open.
+ * Returns OTF2_SUCCESS or the failure; st->missing_defs names a location
+ * whose local definitions alone are gone. */
+OTF2_ErrorCode tc_runs_open(struct tc_state *st);
+/* Opens run @r (> 0) for the next otr_read_events(). */
+OTF2_ErrorCode tc_run_open(struct tc_state *st, uint32_t r);
+/* Closes the files (also after a failure). */
+void tc_runs_close(struct tc_state *st);
 
 /* ---- convert_events.c -------------------------------------------------------- */
 
@@ -251,8 +268,12 @@ OTF2_ErrorCode tc_open_locations(struct tc_state *st);
 void tc_set_event_callbacks(OTF2_GlobalEvtReaderCallbacks *cb);
 
 /* Releases every held Enter as a slice (time moved on, or the pass ended).
- * These three return 0, or -1 with st->oom or st->sink_failed set. */
+ * These four return 0, or -1 with st->oom or st->sink_failed set. */
 int tc_release_all(struct tc_state *st);
+
+/* Before run @r > 0: its times start over, and transfers no longer share
+ * the device tracks of earlier runs (a slice of one may still be open). */
+int tc_next_run(struct tc_state *st);
 
 /* Ends the device slice of open transfer @i at @ts. */
 int tc_xfer_end(struct tc_state *st, size_t i, uint64_t ts);

@@ -1,6 +1,6 @@
 /* convert_read.c - tracer convert: an OTF2 archive (tracer's or another
  * writer's) becomes the calls of a tc_sink (convert_sink.h), in one pass
- * over the events in global time order.
+ * over the events in time order.
  *
  * What becomes what:
  * - A PROCESS location group is a process; a group it created (a device,
@@ -29,9 +29,14 @@
  * regions + MeasurementOnOff events. Slices still open at the end are closed at the
  * last timestamp.
  *
+ * The pass goes through the locations in runs of at most 64 (--locations),
+ * a process with its devices together (convert_runs.c), each run in time
+ * order, so its memory does not grow with the number of locations.
+ *
  * The reader's files (convert_internal.h has what they share):
  *   convert_read.c    this: the pass, failure messages, tc_convert()
- *   convert_defs.c    definitions, processes and tracks, opening locations
+ *   convert_defs.c    definitions, processes and tracks
+ *   convert_runs.c    which locations are read together, opening them
  *   convert_events.c  the event callbacks, and the ordering invariant that
  *                     lets an Enter wait for its location's next event
  *                     without a queue
@@ -93,6 +98,8 @@ static int tc_finish(struct tc_state *st)
 {
     if (tc_release_all(st) != 0)
         return -1;
+    if (st->latest > st->now)
+        st->now = st->latest;
     while (st->xfers.n)
         if (tc_xfer_end(st, st->xfers.n - 1, st->now) != 0)
             return -1;
@@ -113,13 +120,24 @@ static void tc_after_batch(void *user, uint64_t n)
     }
 }
 
+/* The runs one after the other (convert_runs.c), each in time order. */
 static OTF2_ErrorCode tc_read_events(struct tc_state *st)
 {
     if (st->progress) {
         st->progress_last = tc_mono_ns();
         tc_progress(st, 0);
     }
-    OTF2_ErrorCode rc = otr_read_events(&st->ar, tc_set_event_callbacks, st, &st->oom, TC_BATCH, tc_after_batch);
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    for (uint32_t r = 0; r < st->nruns && rc == OTF2_SUCCESS; r++) {
+        if (r > 0 && (rc = tc_run_open(st, r)) != OTF2_SUCCESS)
+            break;
+        if (r > 0 && tc_next_run(st) != 0)
+            rc = OTF2_ERROR_INTERRUPTED_BY_CALLBACK;
+        else
+            rc = otr_read_events(&st->ar, tc_set_event_callbacks, st, &st->oom, TC_BATCH, tc_after_batch);
+        if (rc == OTF2_SUCCESS && tc_release_all(st) != 0)
+            rc = OTF2_ERROR_INTERRUPTED_BY_CALLBACK;
+    }
     if (st->progress) {
         tc_progress(st, st->stats->events);
         fputc('\n', stderr);
@@ -140,7 +158,7 @@ static int tc_read(struct tc_state *st, char *err, size_t errlen)
         return -1;
     }
     st->stats->locations = st->locs.n;
-    if (st->locs.n > 0 && (rc = tc_open_locations(st)) != OTF2_SUCCESS) {
+    if (st->locs.n > 0 && (rc = tc_runs_open(st)) != OTF2_SUCCESS) {
         if (st->missing_defs != TC_NONE) {
             const struct tc_loc *l = tc_loc_at(st, st->missing_defs);
             snprintf(err, errlen, "the local definitions of location %llu ('%s') are missing, those of others "
@@ -149,17 +167,19 @@ static int tc_read(struct tc_state *st, char *err, size_t errlen)
         } else {
             tc_fail(st, rc, "cannot open the event files", err, errlen);
         }
+        tc_runs_close(st);
         return -1;
     }
     /* The sink learns the layout only once the archive has opened, so a
      * bad archive leaves nothing half-written behind. */
     if (tc_sink_begin(st) != 0) {
+        tc_runs_close(st);
         tc_fail(st, rc, "", err, errlen);
         return -1;
     }
     if (st->locs.n > 0) {
         rc = tc_read_events(st);
-        OTF2_Reader_CloseEvtFiles(st->ar.rd);
+        tc_runs_close(st);
         if (rc != OTF2_SUCCESS || st->oom || st->sink_failed) {
             tc_fail(st, rc, "cannot read the events (a damaged or cut event file?)", err, errlen);
             return -1;
@@ -204,9 +224,13 @@ static void tc_state_free(struct tc_state *st)
     free(st->procs);
     free(st->held_list);
     free(st->scratch);
+    free(st->run_ids);
+    free(st->run_pos);
+    free(st->run_ends);
 }
 
-int tc_convert(const char *path, tc_sink *sink, int progress, tc_stats *stats, char *err, size_t errlen)
+int tc_convert(const char *path, tc_sink *sink, int progress, uint32_t at_once, tc_stats *stats, char *err,
+               size_t errlen)
 {
     memset(stats, 0, sizeof *stats);
     if (errlen)
@@ -214,7 +238,8 @@ int tc_convert(const char *path, tc_sink *sink, int progress, tc_stats *stats, c
     char *anchor = otr_anchor(path, OTR_ANCHOR_NONEMPTY, err, errlen);
     if (!anchor)
         return -1;
-    struct tc_state st = { .sink = sink, .stats = stats, .missing_defs = TC_NONE, .progress = progress != 0 };
+    struct tc_state st = { .sink = sink, .stats = stats, .missing_defs = TC_NONE, .progress = progress != 0,
+                           .at_once = at_once ? at_once : OTR_OPEN_MAX };
     int ret = -1;
     if (otr_open(&st.ar, anchor, err, errlen) == 0) {
         ret = tc_read(&st, err, errlen);

@@ -2,14 +2,17 @@
  *
  * The reader (convert_read.c, with convert_defs.c and convert_events.c)
  * reads an OTF2 archive (any writer's, not only tracer's) through the OTF2
- * reader API, in timestamp order over all locations (OTF2's global event
- * reader, clock offsets applied by OTF2), and turns it into the calls
+ * reader API, in runs of locations (a process with its devices stays in
+ * one run), each run in timestamp order over its locations (OTF2's global
+ * event reader, clock offsets applied by OTF2), and turns it into the calls
  * below; a format (perfetto_sink.c, json_sink.c) writes them out as they
  * come. Nothing is kept per event, so memory is bounded by the definitions
  * and the open slices, however large the archive.
  *
  * Times are nanoseconds since the archive's global offset (ClockProperties),
- * non-decreasing over the whole call sequence. Strings passed to a call are
+ * non-decreasing over the calls of one run; the next run (next_run) starts
+ * again from its own earliest time. Calls for one track are in time order
+ * over the whole sequence. Strings passed to a call are
  * valid only during the call. Every string the reader passes is valid UTF-8:
  * it repairs the strings of the definitions once as it reads them
  * (convert_utf8.h), so a format need not check per event; the names it
@@ -88,6 +91,9 @@ struct tc_sink {
     int (*instant)(tc_sink *s, uint32_t track, uint64_t ts, const char *name, const char *category,
                    const tc_arg *args, uint32_t nargs);
     int (*counter)(tc_sink *s, uint32_t counter, uint64_t ts, double value);
+    /* The calls that follow are another run of locations: their times may
+     * be earlier than those before (NULL: the format does not care). */
+    int (*next_run)(tc_sink *s);
     /* After the last event: flush, close. Returns 0 or -1. */
     int (*end)(tc_sink *s);
     /* Frees the sink (after end, or instead of it on failure). */
@@ -105,9 +111,12 @@ typedef struct tc_stats {
 } tc_stats;
 
 /* Reads the archive at @path (a trace directory or its traces.otf2) into
- * @sink. @progress: report progress on stderr (the caller decides: only
- * when stderr is a terminal). Returns 0, or -1 with a one-line reason in
- * @err (a damaged archive is an error, never a crash). */
-int tc_convert(const char *path, tc_sink *sink, int progress, tc_stats *st, char *err, size_t errlen);
+ * @sink, at most @at_once locations at once (each holds a chunk of its
+ * event file, up to 4 MiB in tracer's archives; 0: OTR_OPEN_MAX, 64). @progress: report
+ * progress on stderr (the caller decides: only when stderr is a
+ * terminal). Returns 0, or -1 with a one-line reason in @err (a damaged
+ * archive is an error, never a crash). */
+int tc_convert(const char *path, tc_sink *sink, int progress, uint32_t at_once, tc_stats *st, char *err,
+               size_t errlen);
 
 #endif

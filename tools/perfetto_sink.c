@@ -98,8 +98,10 @@
 #define TR_PF_IE_IID 1  /* uint64 */
 #define TR_PF_IE_NAME 2 /* string */
 
-/* Any non-zero id: the file holds this one sequence only. */
-#define TR_PF_SEQUENCE_ID 1
+/* The first sequence's id (any non-zero id); each run of the reader
+ * (tc_sink.next_run) is the next one, as if each had its own writer:
+ * timestamps never go back within a sequence. */
+#define TR_PF_FIRST_SEQUENCE_ID 1
 /* Written out once the buffer holds this much (whole packets only). */
 #define TR_PF_FLUSH (64 * 1024)
 
@@ -154,7 +156,8 @@ struct tr_pf {
     int begun;
     uint32_t npids; /* pids are 1..npids; tids start above them */
     struct tr_pf_ids tracks, counters;
-    uint64_t last_ts;
+    uint32_t sequence; /* trusted_packet_sequence_id */
+    uint64_t last_ts;  /* of this sequence */
     int have_ts;
     int clear_pending; /* the next packet says SEQ_INCREMENTAL_STATE_CLEARED */
 
@@ -292,7 +295,7 @@ static size_t tr_pf_packet_open(struct tr_pf *k, int has_ts, uint64_t ts)
     size_t mark = tr_pb_begin(&k->buf, TR_PF_TRACE_PACKET);
     if (has_ts)
         tr_pb_varint(&k->buf, TR_PF_PKT_TIMESTAMP, ts);
-    tr_pb_varint(&k->buf, TR_PF_PKT_SEQ_ID, TR_PF_SEQUENCE_ID);
+    tr_pb_varint(&k->buf, TR_PF_PKT_SEQ_ID, k->sequence);
     return mark;
 }
 
@@ -632,6 +635,18 @@ static int tr_pf_counter(tc_sink *s, uint32_t counter, uint64_t ts, double value
     return tr_pf_write_event(k, &ev);
 }
 
+/* A new sequence starts with nothing interned and no time. */
+static int tr_pf_next_run(tc_sink *s)
+{
+    struct tr_pf *k = tr_pf_of(s);
+    if (k->err)
+        return tr_pf_fail(k, k->err);
+    k->sequence++;
+    k->have_ts = 0;
+    tr_pf_intern_reset(k);
+    return 0;
+}
+
 static int tr_pf_end(tc_sink *s)
 {
     struct tr_pf *k = tr_pf_of(s);
@@ -668,6 +683,7 @@ tc_sink *tc_perfetto_sink(FILE *out)
     if (!k)
         return NULL;
     k->out = out;
+    k->sequence = TR_PF_FIRST_SEQUENCE_ID;
     tr_pb_init(&k->buf);
     /* The first packet of the sequence starts its incremental state. */
     tr_pf_intern_reset(k);
@@ -680,6 +696,7 @@ tc_sink *tc_perfetto_sink(FILE *out)
         .slice_end = tr_pf_slice_end,
         .instant = tr_pf_instant,
         .counter = tr_pf_counter,
+        .next_run = tr_pf_next_run,
         .end = tr_pf_end,
         .free = tr_pf_free,
     };

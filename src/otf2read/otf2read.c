@@ -151,9 +151,11 @@ static uint64_t loc_id(const void *locs, size_t stride, size_t i)
 
 /* The local definitions of locations [@from, @to) of @locs, then their
  * event readers (OTF2 applies the definitions' id mappings and clock
- * offsets to them). The def files are open when @defs_open. */
+ * offsets to them). The def files are open when @defs_open. With
+ * @check_only, each is only opened and closed again: reading a location's
+ * definitions twice would give OTF2 its clock offsets twice. */
 static OTF2_ErrorCode open_range(struct otr_archive *a, const void *locs, size_t stride, size_t from, size_t to,
-                                 bool defs_open, bool *some_defs, size_t *missing)
+                                 bool defs_open, bool check_only, bool *some_defs, size_t *missing)
 {
     OTF2_ErrorCode rc;
     for (size_t i = from; i < to; i++) {
@@ -169,7 +171,7 @@ static OTF2_ErrorCode open_range(struct otr_archive *a, const void *locs, size_t
             a->msg[0] = '\0';
             if (dr) {
                 uint64_t nd = 0;
-                rc = OTF2_Reader_ReadAllLocalDefinitions(a->rd, dr, &nd);
+                rc = check_only ? OTF2_SUCCESS : OTF2_Reader_ReadAllLocalDefinitions(a->rd, dr, &nd);
                 OTF2_Reader_CloseDefReader(a->rd, dr);
                 if (rc != OTF2_SUCCESS)
                     return rc;
@@ -179,8 +181,11 @@ static OTF2_ErrorCode open_range(struct otr_archive *a, const void *locs, size_t
             }
         }
         a->code = OTF2_SUCCESS;
-        if (!OTF2_Reader_GetEvtReader(a->rd, id))
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(a->rd, id);
+        if (!er)
             return is_memory(a->code) ? OTF2_ERROR_MEM_ALLOC_FAILED : OTF2_ERROR_FILE_CAN_NOT_OPEN;
+        if (check_only)
+            OTF2_Reader_CloseEvtReader(a->rd, er);
     }
     return OTF2_SUCCESS;
 }
@@ -206,22 +211,35 @@ static OTF2_ErrorCode open_files(struct otr_archive *a, const void *locs, size_t
     return OTF2_Reader_OpenEvtFiles(a->rd);
 }
 
-OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
-                                  size_t *missing)
+OTF2_ErrorCode otr_groups_begin(struct otr_archive *a, struct otr_groups *g, const void *locs, size_t n,
+                                size_t stride)
 {
-    *missing = SIZE_MAX;
-    bool defs_open;
-    OTF2_ErrorCode rc = open_files(a, locs, n, stride, &defs_open);
-    if (rc != OTF2_SUCCESS)
-        return rc;
-    bool some_defs = false;
-    rc = open_range(a, locs, stride, 0, n, defs_open, &some_defs, missing);
-    if (defs_open)
-        OTF2_Reader_CloseDefFiles(a->rd);
+    *g = (struct otr_groups){ .locs = locs, .n = n, .stride = stride, .missing = SIZE_MAX };
+    return open_files(a, locs, n, stride, &g->defs_open);
+}
+
+OTF2_ErrorCode otr_groups_open(struct otr_archive *a, struct otr_groups *g, size_t from, size_t to)
+{
+    return open_range(a, g->locs, g->stride, from, to, g->defs_open, false, &g->some_defs, &g->missing);
+}
+
+OTF2_ErrorCode otr_groups_check(struct otr_archive *a, struct otr_groups *g, size_t from, size_t to)
+{
+    return open_range(a, g->locs, g->stride, from, to, g->defs_open, true, &g->some_defs, &g->missing);
+}
+
+size_t otr_groups_missing(const struct otr_groups *g)
+{
     /* Missing only matters when other locations have theirs. */
-    if (!some_defs)
-        *missing = SIZE_MAX;
-    return rc;
+    return g->some_defs ? g->missing : SIZE_MAX;
+}
+
+void otr_groups_end(struct otr_archive *a, struct otr_groups *g)
+{
+    if (g->defs_open)
+        OTF2_Reader_CloseDefFiles(a->rd);
+    g->defs_open = false;
+    OTF2_Reader_CloseEvtFiles(a->rd);
 }
 
 OTF2_ErrorCode otr_read_events_by_group(struct otr_archive *a, const void *locs, size_t n, size_t stride,
@@ -229,24 +247,20 @@ OTF2_ErrorCode otr_read_events_by_group(struct otr_archive *a, const void *locs,
                                         const char **stage)
 {
     *stage = "cannot open event files";
-    bool defs_open;
-    OTF2_ErrorCode rc = open_files(a, locs, n, stride, &defs_open);
+    struct otr_groups g;
+    OTF2_ErrorCode rc = otr_groups_begin(a, &g, locs, n, stride);
     if (rc != OTF2_SUCCESS)
         return rc;
-    bool some_defs = false;
-    size_t missing = SIZE_MAX;
     for (size_t from = 0; from < n && rc == OTF2_SUCCESS; from += OTR_OPEN_MAX) {
         size_t to = n - from > OTR_OPEN_MAX ? from + OTR_OPEN_MAX : n;
         *stage = "cannot open event files";
-        if ((rc = open_range(a, locs, stride, from, to, defs_open, &some_defs, &missing)) != OTF2_SUCCESS)
+        if ((rc = otr_groups_open(a, &g, from, to)) != OTF2_SUCCESS)
             break;
         /* The global reader closes the group's event readers with it. */
         *stage = "cannot read events";
         rc = otr_read_events(a, set, user, oom, 0, NULL);
     }
-    if (defs_open)
-        OTF2_Reader_CloseDefFiles(a->rd);
-    OTF2_Reader_CloseEvtFiles(a->rd);
+    otr_groups_end(a, &g);
     return rc;
 }
 

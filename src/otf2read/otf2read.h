@@ -124,22 +124,41 @@ void otr_fail(const struct otr_archive *a, OTF2_ErrorCode code, const char *what
 OTF2_ErrorCode otr_read_global_defs(struct otr_archive *a, void (*set)(OTF2_GlobalDefReaderCallbacks *),
                                     void *user, bool *oom);
 
-/* Selects the @n locations of @locs (records of @stride bytes, each
- * starting with its uint64_t OTF2 id), reads their local definitions and
- * opens their event readers. A location without local definitions is
- * normal for some writers; *@missing is the first one without them when
- * others have theirs (a damaged archive: its id mappings and clock offsets
- * are lost), SIZE_MAX otherwise. Returns OTF2_SUCCESS or the failure. */
-OTF2_ErrorCode otr_open_locations(struct otr_archive *a, const void *locs, size_t n, size_t stride,
-                                  size_t *missing);
-
-/* Locations whose event readers are open at once in
- * otr_read_events_by_group(): each holds a chunk of the archive (up to 4 MiB
- * in tracer's archives, 16 MiB in OTF2's), so this bounds the memory of a
- * reader whatever the number of locations. */
+/* Locations whose event readers are open at once in the group readers
+ * below: each holds a chunk of the archive (up to 4 MiB in tracer's
+ * archives, 16 MiB in OTF2's), so this bounds the memory of a reader
+ * whatever the number of locations. */
 #define OTR_OPEN_MAX 64
 
-/* Reads the events of the @n locations of @locs (as otr_open_locations)
+/* Locations opened a group at a time. otr_groups_begin() selects the @n
+ * locations of @locs (records of @stride bytes, each starting with its
+ * uint64_t OTF2 id) and opens the event files, and the local definition
+ * files where there are any; otr_groups_open() reads the local definitions
+ * of [@from, @to) (OTF2 applies their id mappings and clock offsets) and
+ * opens their event readers, which the next otr_read_events() reads in
+ * time order and closes; otr_groups_check() only sees that both open
+ * (a reader that must find a damaged archive before it writes anything
+ * checks every group first); otr_groups_end() closes the files. A location without local definitions
+ * is normal for some writers; otr_groups_missing() says whether one lacks
+ * them while others have theirs. The others return OTF2_SUCCESS or the
+ * failure. */
+struct otr_groups {
+    const void *locs;
+    size_t n, stride;
+    bool defs_open, some_defs;
+    size_t missing;
+};
+OTF2_ErrorCode otr_groups_begin(struct otr_archive *a, struct otr_groups *g, const void *locs, size_t n,
+                                size_t stride);
+OTF2_ErrorCode otr_groups_open(struct otr_archive *a, struct otr_groups *g, size_t from, size_t to);
+OTF2_ErrorCode otr_groups_check(struct otr_archive *a, struct otr_groups *g, size_t from, size_t to);
+/* The first location of the groups opened or checked so far without local
+ * definitions while others have theirs (a damaged archive: its id
+ * mappings and clock offsets are lost), or SIZE_MAX. */
+size_t otr_groups_missing(const struct otr_groups *g);
+void otr_groups_end(struct otr_archive *a, struct otr_groups *g);
+
+/* Reads the events of the @n locations of @locs (as otr_groups_begin)
  * OTR_OPEN_MAX locations at a time: each group in time order, the groups
  * one after the other. Only for a reader whose results do not depend on the
  * order of events across locations. Locations without local definitions

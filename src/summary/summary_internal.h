@@ -138,7 +138,7 @@ struct tr_frame {
 };
 
 /* A location. Starts with its 64-bit id: sorted by tr_cmp_id64, and
- * otr_open_locations() reads the ids of the table. */
+ * otr_read_events_by_group() reads the ids of the table. */
 struct tr_loc {
     uint64_t id;
     uint32_t name;
