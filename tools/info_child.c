@@ -9,10 +9,29 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "info.h"
+
+/* libomp registers each process that loads it with a file in /dev/shm,
+ * __KMP_REGISTERED_LIB_<pid>_<uid> (LLVM's kmp_runtime.cpp), and removes
+ * it only at exit. The probe child ends with _exit, so the file stays:
+ * ours to remove, since we made that process. Only a regular file of our
+ * own is removed, never what a link points to. */
+static void tr_info_remove_runtime_files(pid_t pid)
+{
+    char name[64];
+    snprintf(name, sizeof name, "__KMP_REGISTERED_LIB_%d_%d", (int)pid, (int)getuid());
+    int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    struct stat sb;
+    if (fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == getuid())
+        unlinkat(dir, name, 0);
+    close(dir);
+}
 
 int tr_info_in_child(int (*probe)(void *arg, FILE *out), void *arg, FILE *dest, const char *what,
                      unsigned timeout_s)
@@ -71,6 +90,7 @@ int tr_info_in_child(int (*probe)(void *arg, FILE *out), void *arg, FILE *dest, 
             fprintf(stderr, "tracer: info: cannot probe %s: waitpid: %s\n", what, strerror(errno));
             return -1;
         }
+    tr_info_remove_runtime_files(pid);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         fprintf(stderr, "tracer: info: the %s probe %s (signal %d, %s); its report above is incomplete\n", what,
