@@ -102,6 +102,24 @@ def death_line(signame, out):
             "'tracer recover %s' writes the trace" % (signame, out, out))
 
 
+NO_TRACE_YET = ("no trace written yet, only the run's journal (the run died, still runs, or ran with "
+                "TRACER_WRITE_AT_END=0): 'tracer recover %s' writes it")
+
+
+def check_readers_before_recover(c, what, tmp, out):
+    """`tracer summary` and `tracer convert` on the directory of a run that
+    died say what to run (issue 35, item 3): exit 1 and one line naming the
+    recover command, not "not an OTF2 archive: Zero bytes to read!"."""
+    cli = h.env_path("TEST_TRACER_CLI")
+    for cmd, verb in ((["summary", out], "read trace"),
+                      (["convert", out, "-o", os.path.join(tmp, what + ".pftrace")], "convert")):
+        q = subprocess.run([cli] + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=h.base_env(),
+                           timeout=120)
+        c.equal((q.returncode, q.stderr.decode(errors="replace").splitlines()),
+                (1, ["tracer: %s: cannot %s '%s': %s" % (cmd[0], verb, out, NO_TRACE_YET % out)]),
+                "%s: tracer %s before tracer recover (exit code, stderr)" % (what, cmd[0]))
+
+
 def crash_case(c, tmp, mode, want_rc, want_stdout, extra_args=(), n=N, want_marks=None,
                want_how=None, signame=None):
     what = mode
@@ -122,6 +140,7 @@ def crash_case(c, tmp, mode, want_rc, want_stdout, extra_args=(), n=N, want_mark
                    "%s: no journal in %s: %r" % (what, out, os.listdir(out)
                                                  if os.path.isdir(out) else None)):
         return None
+    check_readers_before_recover(c, what, tmp, out)
     r = recover(out)
     c.equal(r.returncode, 0, "%s: tracer recover exit code (stderr %r)"
             % (what, r.stderr.decode(errors="replace")))

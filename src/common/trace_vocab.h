@@ -19,6 +19,9 @@
 
 #define TRV_ARCHIVE_NAME "traces"       /* OTF2_Archive_Open's archive name */
 #define TRV_ANCHOR_NAME "traces.otf2"   /* the anchor file in the trace directory */
+/* The run's journal beside it: a directory holding it and no (or an
+ * empty) anchor is a run that has not written its trace (yet). */
+#define TRV_JOURNAL_NAME "tracer.journal"
 
 /* ---- canonical region names ---------------------------------------------- */
 

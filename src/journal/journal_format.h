@@ -58,7 +58,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TR_JOURNAL_NAME "tracer.journal"
+#include "common/trace_vocab.h"
+
+#define TR_JOURNAL_NAME TRV_JOURNAL_NAME
 #define TR_FRAME_MAGIC 0x4d465254u /* "TRFM" */
 #define TR_FRAME_VERSION 1
 #define TR_FRAME_MAX_PAYLOAD (16u << 20)

@@ -11,6 +11,24 @@
 #include "common/trace_vocab.h"
 #include "otf2read/otf2read.h"
 
+/* A trace directory with a journal and no trace written from it: the run
+ * died (or still runs). What to do is known, so say it. */
+static bool only_journal(const char *dir, size_t len, const struct stat *anchor, char *err, size_t errlen)
+{
+    if (anchor && anchor->st_size > 0)
+        return false;
+    char *journal;
+    if (asprintf(&journal, "%.*s/%s", (int)len, dir, TRV_JOURNAL_NAME) < 0)
+        return false;
+    struct stat sb;
+    bool there = stat(journal, &sb) == 0 && S_ISREG(sb.st_mode);
+    free(journal);
+    if (there)
+        snprintf(err, errlen, "no trace written yet, only the run's journal (the run died, still runs, or ran "
+                 "with TRACER_WRITE_AT_END=0): 'tracer recover %.*s' writes it", (int)len, dir);
+    return there;
+}
+
 char *otr_anchor(const char *path, unsigned flags, char *err, size_t errlen)
 {
     struct stat sb;
@@ -27,7 +45,12 @@ char *otr_anchor(const char *path, unsigned flags, char *err, size_t errlen)
             snprintf(err, errlen, "out of memory");
             return NULL;
         }
-        if (stat(anchor, &sb) != 0) {
+        bool found = stat(anchor, &sb) == 0;
+        if (only_journal(path, len, found ? &sb : NULL, err, errlen)) {
+            free(anchor);
+            return NULL;
+        }
+        if (!found) {
             snprintf(err, errlen, "no %s in this directory", TRV_ANCHOR_NAME);
             free(anchor);
             return NULL;
