@@ -161,8 +161,8 @@ def case_b(c, r):
     lines = h.kernel_lines(h.env_path("TEST_SRC"))
     want_lines = sorted([lines["first"], lines["second"]])
     got_lines = sorted(int(m.group(1)) for m in
-                       (re.search(r"_main_l(\d+)$", k) for k in kernels) if m)
-    c.equal(got_lines, want_lines, "b json kernel names (__omp_offloading_*_main_l<line>) %r"
+                       (re.fullmatch(r"kernel main \(\S+:(\d+)\)", k) for k in kernels) if m)
+    c.equal(got_lines, want_lines, "b json kernel names (kernel main (<file>:<line>)) %r"
             % sorted(kernels))
     c.equal(js.get("transfers_to_device"), {"count": 3, "bytes": N + M + M},
             "b json transfers_to_device")

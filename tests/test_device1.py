@@ -47,7 +47,7 @@ def main():
                     if lines.get("dev1"):
                         c.check(h.kernel_name_re(lines["dev1"]).search(kern[0][1].region.name),
                                 "KERNEL NAMING: kernel on device 1 is %r, want "
-                                "__omp_offloading_*_main_l%d"
+                                "kernel main (<file>:%d)"
                                 % (kern[0][1].region.name, lines["dev1"]))
     finally:
         if c.failures:

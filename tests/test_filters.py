@@ -202,10 +202,10 @@ def test_ompt(c, run, bp, ua):
                 names = [ev.region.name for _, ev in t.enters("kernel", streams[0])]
                 c.equal(len(names), 2, "%s: kernels on device 0 stream" % what)
                 # "nothing else in the trace changes": kernels keep their names,
-                # the outlined symbols __omp_offloading_*_main_l<line>
+                # "kernel main (<file>:<line>)"
                 c.check([bool(h.kernel_name_re(l).fullmatch(n)) for n, l in zip(names, kern_lines)]
                         == [True] * len(kern_lines),
-                        "%s: KERNEL NAMING: kernel names %r, want __omp_offloading_*_main_l<line> "
+                        "%s: KERNEL NAMING: kernel names %r, want kernel main (<file>:<line>) "
                         "for lines %r as in the unfiltered run %r"
                         % (what, names, kern_lines,
                            [ev.region.name for _, ev in full.enters("kernel")]))
@@ -281,7 +281,7 @@ def test_devices(c, run, dp):
         kl = lines.get("dev%d" % dev)
         names = [ev.region.name for _, ev in t.enters("kernel")]
         c.check(len(names) == 1 and kl and h.kernel_name_re(kl).search(names[0]),
-                "%s: kernel %r, want __omp_offloading_*_main_l%s" % (what, names, kl))
+                "%s: kernel %r, want kernel main (<file>:%s)" % (what, names, kl))
         c.equal(lifecycle_per_stream(t), {dev: life.get(dev)},
                 "%s: device events only of device %d (as unfiltered)" % (what, dev))
         h.check_rma(c, t)

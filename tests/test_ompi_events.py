@@ -188,7 +188,7 @@ def check_rank(c, t, r, prog, props):
         c.check(e.time <= cb + residual + 1.0, "%s %s: time %d after its callback %d (max residual %.1f ns)"
                 % (what, e.region.name, e.time, cb, residual))
     kernels = [e for loc, e in t.enters() if loc.group.name.startswith(what + " ")
-               and e.region.name.startswith("__omp_offloading_")]
+               and e.region.canonical_name == "kernel"]
     c.equal(len(kernels), 1, "%s: kernels" % what)
 
 

@@ -54,8 +54,9 @@ def check_trace(c, what, anchor, want, bases):
         if ev.region.canonical_name in ("transfer to device", "transfer from device"):
             variables[h.Trace.attr(ev, "variable")] += 1
     for _, ev in t.enters("kernel"):
-        m = re.fullmatch(r"__omp_offloading_[0-9a-f]+_[0-9a-f]+_(\w+)_l\d+", ev.region.name)
-        kernels[m.group(1) if m else ev.region.name] += 1
+        entry = h.kernel_entry(ev.region)
+        m = re.fullmatch(r"kernel (\w+) \((?:[^()]*:|line )%d\)" % entry[2], ev.region.name) if entry else None
+        kernels[m.group(1) if m and m.group(1) == entry[1] else ev.region.name] += 1
     want_targets = {"target (%s)" % f: n for f, n in want.items()}
     want_targets["target (main_kernel)"] = 1
     c.equal(dict(targets), want_targets, "%s: target regions per name" % what)

@@ -10,10 +10,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/offload_entry.h"
 #include "journal/symbols_files.h"
 #include "journal/symbols_maps.h"
-
-#define PREFIX "__omp_offloading_"
 #define MAX_MODULES 64
 
 typedef struct entry {
@@ -150,24 +149,11 @@ static void locate(Dwfl_Module *m, uint64_t codeptr_ra, tr_code_description *out
 /* "__omp_offloading_<hex>_<hex>_<function>_l<line>" -> function, line. */
 static int parse_entry_name(const char *name, char **function, int *line)
 {
-    if (strncmp(name, PREFIX, strlen(PREFIX)) != 0)
+    const char *f;
+    size_t len;
+    if (tr_offload_entry_parse(name, &f, &len, line) != 0)
         return -1;
-    const char *p = name + strlen(PREFIX);
-    for (int field = 0; field < 2; field++) {
-        p = strchr(p, '_');
-        if (!p)
-            return -1;
-        p++;
-    }
-    const char *l = strrchr(p, '_');
-    if (!l || l == p || l[1] != 'l' || !l[2])
-        return -1;
-    char *end;
-    long v = strtol(l + 2, &end, 10);
-    if (*end)
-        return -1;
-    *function = strndup(p, (size_t)(l - p));
-    *line = (int)v;
+    *function = strndup(f, len);
     return *function ? 0 : -1;
 }
 

@@ -6,14 +6,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/offload_entry.h"
 #include "common/trace_vocab.h"
 #include "core/record.h"
+#include "writer/demangle.h"
 #include "writer/writer_internal.h"
 
 static const char *basename_of(const char *path)
 {
     const char *s = path ? strrchr(path, '/') : 0;
     return s ? s + 1 : path;
+}
+
+/* A construct's region named after its function, when no file:line is
+ * known: "<canonical> (<function as written>)". A demangled function's
+ * linkage name goes to the description (@desc, from @what). */
+static void name_by_function(char *name, size_t len, char *desc, size_t desc_len, const char *canonical,
+                             const char *function, const char *what)
+{
+    char plain[400];
+    bool demangled = tr_demangle(function, strlen(function), plain, sizeof plain);
+    snprintf(name, len, "%s (%s)", canonical, plain);
+    if (demangled)
+        snprintf(desc, desc_len, "%s; in %s", what, function);
 }
 
 /* ---- offload ------------------------------------------------------------ */
@@ -48,15 +63,15 @@ static uint32_t target(tr_writer *w, uint64_t k)
      * neighbouring statement; the kernel symbol names the construct's own. */
     if (sym && sym->kernel_line && (kind == ompt_target || kind == ompt_target_nowait))
         loc.line = sym->kernel_line;
-    char name[512];
+    char name[512], desc[1200] = "OpenMP target construct";
     if (loc.file && loc.line)
         snprintf(name, sizeof name, "%s (%s:%d)", canonical, basename_of(loc.file), loc.line);
     else if (loc.function)
-        snprintf(name, sizeof name, "%s (%s)", canonical, loc.function);
+        name_by_function(name, sizeof name, desc, sizeof desc, canonical, loc.function, "OpenMP target construct");
     else
         snprintf(name, sizeof name, "%s", canonical);
-    return tr_defs_region_full(w, k, name, canonical, "OpenMP target construct", OTF2_REGION_ROLE_WRAPPER,
-                               OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
+    return tr_defs_region_full(w, k, name, canonical, desc, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_OPENMP,
+                               loc.file, (uint32_t)loc.line);
 }
 
 static const char UNKNOWN_DATA_OP[] = "data op (unknown type)";
@@ -92,8 +107,12 @@ static uint32_t data_op(tr_writer *w, uint64_t k)
     return tr_defs_region_full(w, k, name, name, "OpenMP target data operation", role, OTF2_PARADIGM_OPENMP, 0, 0);
 }
 
-/* Kernels are named by their entry symbol (else where their construct is):
- * constructs whose kernels share a name share a region. */
+/* A kernel is named after the function that holds its construct, as the
+ * user wrote it, and the construct's place: "kernel
+ * OMPStream<double>::add() (stream.cpp:87)", or "(line 87)" without -g.
+ * Its entry symbol (__omp_offloading_<dev>_<file>_<function>_l<line>) is
+ * the description, and identifies it: constructs whose kernels share an
+ * entry share a region. Without an entry symbol, "kernel (file:line)". */
 static uint32_t kernel(tr_writer *w, uint64_t k)
 {
     const tr_jsymbol *js = tr_journal_find_symbol(w->m.jd, tr_region_key_value(k));
@@ -102,20 +121,33 @@ static uint32_t kernel(tr_writer *w, uint64_t k)
         const char *file;
         int line;
     } loc = {js ? js->file : 0, js ? (js->kernel_line ? js->kernel_line : js->line) : 0};
-    char name[1024];
-    if (sym)
+    char name[1024], desc[1200] = "OpenMP target region executing on a device";
+    const char *function;
+    size_t function_len;
+    int entry_line;
+    if (sym && tr_offload_entry_parse(sym, &function, &function_len, &entry_line) == 0) {
+        char plain[700];
+        tr_demangle(function, function_len, plain, sizeof plain);
+        if (loc.file && entry_line)
+            snprintf(name, sizeof name, "kernel %s (%s:%d)", plain, basename_of(loc.file), entry_line);
+        else
+            snprintf(name, sizeof name, "kernel %s (line %d)", plain, entry_line);
+    } else if (sym) {
         snprintf(name, sizeof name, "%s", sym);
-    else if (loc.file && loc.line)
+    } else if (loc.file && loc.line) {
         snprintf(name, sizeof name, "kernel (%s:%d)", basename_of(loc.file), loc.line);
-    else
+    } else {
         snprintf(name, sizeof name, "kernel");
-    uint64_t by_name = tr_region_key_make(KEY_KERNEL, tr_defs_string(w, name)), id;
+    }
+    if (sym)
+        snprintf(desc, sizeof desc, "OpenMP target region executing on a device; entry %s", sym);
+    uint64_t by_name = tr_region_key_make(KEY_KERNEL, tr_defs_string(w, sym ? sym : name)), id;
     if (tr_u64map_get(&w->kernel_names, by_name, &id)) {
         tr_u64map_put(&w->region_keys, k, id);
         return (uint32_t)id;
     }
-    uint32_t region = tr_defs_region_full(w, k, name, TRV_REGION_KERNEL, "OpenMP target region executing on a device",
-                                          OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
+    uint32_t region = tr_defs_region_full(w, k, name, TRV_REGION_KERNEL, desc, OTF2_REGION_ROLE_FUNCTION,
+                                          OTF2_PARADIGM_OPENMP, loc.file, (uint32_t)loc.line);
     tr_u64map_put(&w->kernel_names, by_name, region);
     return region;
 }
@@ -242,15 +274,16 @@ static uint32_t omp_construct(tr_writer *w, uint64_t k)
     const tr_jsymbol *sym = codeptr ? tr_journal_find_symbol(w->m.jd, codeptr) : 0;
     const char *canonical = constructs[c].name, *file = sym ? sym->file : 0;
     int line = sym ? sym->line : 0;
-    char name[512];
+    char name[512], desc[1200];
+    snprintf(desc, sizeof desc, "%s", constructs[c].description);
     if (file && line)
         snprintf(name, sizeof name, "%s (%s:%d)", canonical, basename_of(file), line);
     else if (sym && sym->function)
-        snprintf(name, sizeof name, "%s (%s)", canonical, sym->function);
+        name_by_function(name, sizeof name, desc, sizeof desc, canonical, sym->function, constructs[c].description);
     else
         snprintf(name, sizeof name, "%s", canonical);
-    return tr_defs_region_full(w, k, name, canonical, constructs[c].description, constructs[c].role,
-                               OTF2_PARADIGM_OPENMP, file, (uint32_t)line);
+    return tr_defs_region_full(w, k, name, canonical, desc, constructs[c].role, OTF2_PARADIGM_OPENMP, file,
+                               (uint32_t)line);
 }
 
 static uint32_t omp_state(tr_writer *w, uint64_t k)

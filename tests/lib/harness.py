@@ -232,7 +232,21 @@ def kernel_lines(src):
 
 
 def kernel_name_re(line, func="main"):
-    return re.compile(r"__omp_offloading_[0-9a-f]+_[0-9a-f]+_%s_l%d" % (func, line))
+    """A kernel's display name (issue 35): "kernel <function as written>
+    (<file>:<line>)", or "(line <line>)" without -g."""
+    return re.compile(r"kernel %s \((?:[^()]*:|line )%d\)" % (re.escape(func), line))
+
+
+KERNEL_LINE = re.compile(r"(?::|line )(\d+)\)$")
+ENTRY_RE = re.compile(r"; entry (__omp_offloading_[0-9a-f]+_[0-9a-f]+_(\w+)_l(\d+))$")
+
+
+def kernel_entry(region):
+    """(entry symbol, its function, its line) of a kernel region, from its
+    description ("...; entry __omp_offloading_<dev>_<file>_<fn>_l<line>"),
+    or None."""
+    m = ENTRY_RE.search(region.description or "")
+    return (m.group(1), m.group(2), int(m.group(3))) if m else None
 
 
 SKIP = 77     # meson: test skipped
@@ -591,8 +605,9 @@ def check_counts(c, t, want):
 
 
 def check_kernels(c, t, want_per_device, want_lines_in_order):
-    """Kernel count per device stream, and display names = outlined symbols
-    `__omp_offloading_<dev>_<file>_main_l<line>` in execution order."""
+    """Kernel count per device stream, and display names "kernel main
+    (<file>:<line>)" in execution order, each region's description giving
+    its entry symbol `__omp_offloading_<dev>_<file>_main_l<line>`."""
     streams = t.device_streams()
     for dev, n in want_per_device.items():
         stream = streams.get(dev)
@@ -627,15 +642,19 @@ def check_kernels(c, t, want_per_device, want_lines_in_order):
     for name in set(names):
         if not any(kernel_name_re(line).fullmatch(name) for line in want_lines_in_order):
             bad.append(name)
-    ok = c.check(not bad, "KERNEL NAMING: kernel display names %r are not the outlined "
-                 "symbols __omp_offloading_*_main_l<line> for lines %r"
-                 % (sorted(bad), sorted(set(want_lines_in_order))))
+    ok = c.check(not bad, "KERNEL NAMING: kernel display names %r are not 'kernel main "
+                 "(<file>:<line>)' for lines %r" % (sorted(bad), sorted(set(want_lines_in_order))))
     if ok:
-        lines = [int(re.search(r"_l(\d+)$", n).group(1)) for n in names]
+        lines = [int(KERNEL_LINE.search(n).group(1)) for n in names]
         c.equal(lines, want_lines_in_order, "kernel lines in execution order")
     kernel_regions = t.regions_by_canonical("kernel")
     for reg in kernel_regions:
-        m = re.search(r"_l(\d+)$", reg.name)
+        entry = kernel_entry(reg)
+        c.check(entry and entry[1] == "main" and KERNEL_LINE.search(reg.name)
+                and int(KERNEL_LINE.search(reg.name).group(1)) == entry[2],
+                "kernel region %r: its description %r does not give the entry symbol "
+                "__omp_offloading_*_main_l<its line>" % (reg.name, reg.description))
+        m = KERNEL_LINE.search(reg.name)
         if m and reg.begin_line_number and reg.begin_line_number != int(m.group(1)):
             c.note("kernel region %r has source line %d, its symbol says line %s "
                    "(the -O1 line table maps the call to another line)"
