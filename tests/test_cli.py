@@ -102,6 +102,8 @@ def python_summary(t, props):
     tr = t.transfers()
     allocs = [ev for name in ("alloc", "alloc async") for _, ev in t.enters(name)]
     truth = st.collect(t)
+    offs = [ev for loc in t.events for ev in t.events[loc] if isinstance(ev, otf2.events.MeasurementOnOff)
+            and ev.measurement_mode == otf2.enums.MeasurementMode.OFF]
     cp = t.clock_properties
     span = cp.trace_length
     if cp.timer_resolution not in (0, 1000000000):
@@ -124,6 +126,9 @@ def python_summary(t, props):
         "allocations": {"count": len(allocs), "bytes": sum(A(ev, "bytes", 0) for ev in allocs)},
         "deletes": cnt.get("delete", 0) + cnt.get("delete async", 0),
         "incomplete": len(t.incomplete_leaves()),
+        "dropped_events": sum(A(ev, "lost", 0) for ev in offs),
+        "drop_gaps": sum(1 for ev in offs if A(ev, "lost") is not None),
+        "missing_gaps": sum(1 for ev in offs if A(ev, "lost") is None),
         "regions": truth["regions"],
         "per_device": st.per_device_list(truth),
         "config": dict(st.config_of(props)),

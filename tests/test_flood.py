@@ -14,6 +14,7 @@ both:  peak RSS while recording stays within baseline (TRACER_ENABLE=0) +
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -186,6 +187,24 @@ def check_drop(c, t, refused, err):
     c.equal(lines, [want], "drop: tracer: lines on stderr")
 
 
+def check_summary(c, mode, t, out):
+    """`tracer summary` tells the user what drop mode lost, and what to
+    change (issue 35, item 8): one line with the events the archive's
+    MeasurementOnOff(OFF) events say were lost, and in how many gaps."""
+    offs = [ev for loc in t.events for ev in t.events[loc] if isinstance(ev, otf2.events.MeasurementOnOff)
+            and ev.measurement_mode == MeasurementMode.OFF]
+    lost = sum(h.Trace.attr(ev, "lost") or 0 for ev in offs)
+    r = subprocess.run([h.env_path("TEST_TRACER_CLI"), "summary", out], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=h.base_env(), timeout=120)
+    c.equal(r.returncode, 0, "%s: tracer summary exit code" % mode)
+    got = [ln for ln in r.stdout.decode(errors="replace").splitlines() if ln.startswith("events dropped")]
+    want = [] if mode == "block" else [
+        "events dropped: %d in %d %s, the buffers full (TRACER_ON_FULL=drop): a larger TRACER_MAX_MEMORY, or "
+        "TRACER_ON_FULL=block, keeps them" % (lost, len(offs), "gap" if len(offs) == 1 else "gaps")]
+    c.equal(got, want, "%s: what tracer summary says of dropped events" % mode)
+    c.check(mode == "block" or lost > 0, "%s: no events lost" % mode)
+
+
 def main():
     c = h.Checker("flood")
     tmp = tempfile.mkdtemp(prefix="tracer-test-flood-")
@@ -221,6 +240,7 @@ def main():
                 check_block(c, t, refused)
             else:
                 check_drop(c, t, refused, err)
+            check_summary(c, mode, t, out)
             t = None
             shutil.rmtree(out, ignore_errors=True)
     finally:

@@ -80,6 +80,7 @@
 #define TRV_ATTR_DST_DEVICE "dst_device"
 #define TRV_ATTR_MPIT_DROPPED "mpit_dropped"
 #define TRV_ATTR_MPIT_EVENT_TYPE "mpit_event_type"
+#define TRV_ATTR_LOST "lost" /* MeasurementOnOff(OFF): events dropped in that gap */
 
 /* ---- metric member names ------------------------------------------------- */
 

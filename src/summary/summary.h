@@ -159,6 +159,9 @@ struct tr_summary {
     struct tr_count_bytes allocations;
     uint64_t deletes;
     uint64_t incomplete;
+    /* Gaps (MeasurementOnOff OFF): those of drop mode (TRACER_ON_FULL=drop)
+     * with the events they lost, and those of journal chunks lost. */
+    uint64_t drop_gaps, dropped_events, missing_gaps;
     /* Regions still open at the end in a team the OpenMP runtime forked for
      * itself (incomplete = 2: libomp's hidden helpers), not the program's. */
     uint64_t runtime_open;

@@ -325,8 +325,28 @@ static OTF2_CallbackCode tr_evt_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A gap: events dropped when the buffers were full (drop mode says how
+ * many), or journal chunks lost (no count). */
+static OTF2_CallbackCode tr_evt_measurement(OTF2_LocationRef loc, OTF2_TimeStamp t, void *user,
+                                            OTF2_AttributeList *attrs, OTF2_MeasurementMode mode)
+{
+    struct tr_state *st = user;
+    tr_saw_time(st, loc, t);
+    if (mode != OTF2_MEASUREMENT_OFF)
+        return OTF2_CALLBACK_SUCCESS;
+    uint64_t lost = 0;
+    if (tr_attr_u64(attrs, st->attr_lost, &lost)) {
+        st->out->drop_gaps++;
+        st->out->dropped_events += lost;
+    } else {
+        st->out->missing_gaps++;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 void tr_evt_callbacks(OTF2_GlobalEvtReaderCallbacks *cb)
 {
+    OTF2_GlobalEvtReaderCallbacks_SetMeasurementOnOffCallback(cb, tr_evt_measurement);
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, tr_evt_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, tr_evt_leave);
     OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, tr_evt_put);

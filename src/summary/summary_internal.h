@@ -192,6 +192,7 @@ struct tr_state {
     OTF2_AttributeRef attr_src_device;
     OTF2_AttributeRef attr_dst_device;
     OTF2_AttributeRef attr_mpit_dropped;
+    OTF2_AttributeRef attr_lost;
     OTF2_AttributeRef attr_mpit_event_type;
     uint64_t timer_resolution;
     uint64_t trace_length;

@@ -395,6 +395,13 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s, size_t top)
             (unsigned long long)s->allocations.count,
             (unsigned long long)s->allocations.bytes, (unsigned long long)s->deletes);
     fprintf(fp, "incomplete operations: %llu\n", (unsigned long long)s->incomplete);
+    if (s->drop_gaps)
+        fprintf(fp, "events dropped: %llu in %llu %s, the buffers full (TRACER_ON_FULL=drop): a larger "
+                "TRACER_MAX_MEMORY, or TRACER_ON_FULL=block, keeps them\n", (unsigned long long)s->dropped_events,
+                (unsigned long long)s->drop_gaps, tr_plural(s->drop_gaps, "gap", "gaps"));
+    if (s->missing_gaps)
+        fprintf(fp, "gaps where the journal lost records: %llu (measurement off there; the journal was damaged "
+                "or a write to it failed)\n", (unsigned long long)s->missing_gaps);
     if (s->runtime_open)
         fprintf(fp,
                 "open at the end, the OpenMP runtime's own: %llu regions of its hidden-helper team, which waits "
@@ -612,6 +619,9 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
     tr_json_count_bytes(fp, "allocations", &s->allocations);
     fprintf(fp, ",\"deletes\":%llu,\"incomplete\":%llu", (unsigned long long)s->deletes,
             (unsigned long long)s->incomplete);
+    fprintf(fp, ",\"dropped_events\":%llu,\"drop_gaps\":%llu,\"missing_gaps\":%llu",
+            (unsigned long long)s->dropped_events, (unsigned long long)s->drop_gaps,
+            (unsigned long long)s->missing_gaps);
     if (s->runtime_open) /* only then, so the keys of other traces stay as they were */
         fprintf(fp, ",\"runtime_team_open\":%llu", (unsigned long long)s->runtime_open);
     /* Only when some were filtered, so the keys of other traces stay as they were. */

@@ -163,6 +163,7 @@ int tr_summary_collect(const char *path, struct tr_summary *out, char *err, size
         .attr_src_device = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_dst_device = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_mpit_dropped = OTF2_UNDEFINED_ATTRIBUTE,
+        .attr_lost = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_mpit_event_type = OTF2_UNDEFINED_ATTRIBUTE,
     };
     int ret = -1;

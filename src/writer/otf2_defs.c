@@ -193,7 +193,7 @@ static const struct {
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
     [TR_ATTR_INCOMPLETE] = {TRV_ATTR_INCOMPLETE, "1: begin seen, end never came; closed by tracer. 2: the same, in a team the OpenMP runtime forked for itself (hidden helpers), not the program's", OTF2_TYPE_UINT8},
     [TR_ATTR_VALUE] = {"value", "tracer_mark() value", OTF2_TYPE_UINT64},
-    [TR_ATTR_LOST] = {"lost", "events dropped (TRACER_ON_FULL=drop) in this gap", OTF2_TYPE_UINT64},
+    [TR_ATTR_LOST] = {TRV_ATTR_LOST, "events dropped (TRACER_ON_FULL=drop) in this gap", OTF2_TYPE_UINT64},
     [TR_ATTR_VARIABLE] = {TRV_ATTR_VARIABLE, "the named global the host address belongs to", OTF2_TYPE_STRING},
     [TR_ATTR_REF_PTR] = {"ref_ptr", "device address of the link variable's reference pointer (0 unknown)",
                          OTF2_TYPE_UINT64},
