@@ -23,6 +23,8 @@ preservation under the preload.
      stdout unchanged, no crash; also for the offload program (exit 3).
   g. TRACER_ENABLE=0/off/no/false -> nothing written (neither TRACER_OUTPUT
      nor a default dir), no stderr, exit code and stdout unchanged.
+  h. TRACER_OUTPUT=<tmp>/new/a/b/t, its parents missing: made (umask 022 ->
+     0755, 077 -> 0700), no `tracer:` line, the archive there.
   (f, the default ./tracer-<exe>-<date>-<pid>, is checked by test_user_api.py.)
 """
 import os
@@ -296,6 +298,22 @@ def case_g(k, offload):
             k.cwd_clean(what)
 
 
+def case_h(k):
+    """TRACER_OUTPUT whose parents do not exist: made as `mkdir -p` would,
+    less the umask (issue 35, item 8: the run was not traced, one line at
+    the start said "cannot create ... No such file or directory")."""
+    for umask, want in ((0o022, 0o755), (0o077, 0o700)):
+        top = k.p("new%o" % umask)
+        d = os.path.join(top, "a", "b", "t")
+        what = "h TRACER_OUTPUT with missing parents, umask %03o" % umask
+        err = k.user_api(d, what, umask=umask)
+        k.no_message(err, what)
+        k.archive_ok(d, what)
+        for parent in (top, os.path.join(top, "a"), os.path.join(top, "a", "b")):
+            k.c.equal(oct(stat.S_IMODE(os.stat(parent).st_mode)), oct(want), "%s: mode of %s" % (what, parent))
+    k.cwd_clean("h")
+
+
 def main():
     c = h.Checker("output_dir")
     tmp = tempfile.mkdtemp(prefix="tracer-test-output-dir-")
@@ -310,6 +328,7 @@ def main():
         case_d(k)
         case_e(k, offload)
         case_g(k, offload)
+        case_h(k)
     finally:
         if os.environ.get("TEST_KEEP"):
             print("kept", tmp)

@@ -185,6 +185,23 @@ static int make_claimed(const char *dir, int *told)
 
 static int create(char *dir, size_t size, int *created, int per_rank, char *note, size_t note_size);
 
+/* TRACER_OUTPUT=runs/today/app where runs/today does not exist: made as
+ * `mkdir -p` would (each less the umask: never writable by others), so the
+ * run is traced instead of failing for want of a parent (issue 35). What
+ * cannot be made is left to the create below, which says why. */
+static void make_parents(const char *path)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        int made = mkdir(p, 0775) == 0 || errno == EEXIST;
+        *slash = '/';
+        if (!made)
+            return;
+    }
+}
+
 int tr_output_dir_create(char *dir, size_t size, int *created, char *note, size_t note_size)
 {
     return create(dir, size, created, 1, note, note_size);
@@ -231,6 +248,7 @@ static int create(char *dir, size_t size, int *created, int per_rank, char *note
         size_t n = strlen(base);
         snprintf(base + n, sizeof base - n, ".exec%u", exec_seq);
     }
+    make_parents(base);
     const char *why = "already holds a trace";
     for (int i = 0; i < MAX_SUFFIX; i++) {
         if (i == 0)
