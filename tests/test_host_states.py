@@ -921,7 +921,7 @@ def main():
                          archive=False)
             check_registrations(c, tag, registrations(p.traced), False, True)
             err = p.traced.stderr.decode(errors="replace")
-            c.check("no events were recorded; no trace written" in err,
+            c.check("no events were recorded (TRACER_OMPT leaves out some OpenMP events" in err,
                     "%s tracer does not say that no event was recorded: %r" % (tag, err[-2000:]))
             if t is not None:
                 check_off(c, t, tag)

@@ -265,7 +265,15 @@ static void session_end(uint64_t end_ticks)
     tr_crash_writing_trace(0);
     if (failed) {
         if (!strcmp(r.error, "the journal holds no events")) {
-            if (tr_cfg.verbose)
+            /* Silent by default: a preload reaches every process of a job
+             * script, most with nothing to record. But a user who narrowed
+             * TRACER_OMPT asked for this run's events and is told. */
+            uint32_t all = TR_OMPT_CONSTRUCTS | TR_OMPT_DATA_OPS | TR_OMPT_KERNELS | TR_OMPT_LINK_MAPS |
+                           TR_OMPT_HOST_STATES;
+            if ((tr_cfg.ompt & all) != all)
+                tr_log("no events were recorded (TRACER_OMPT leaves out some OpenMP events; 'tracer info "
+                       "--config' shows its value); no trace written");
+            else if (tr_cfg.verbose)
                 tr_log("no events were recorded; no trace written");
             remove_empty_run(dfd);
         } else {
