@@ -13,6 +13,12 @@
 
 #define TR_OFFLOAD_ENTRY_PREFIX "__omp_offloading_"
 
+/* The function Clang outlines a deferred target task into (a construct
+ * with nowait): .omp_task_entry., .omp_task_entry..<n>. LLVM 19 reports
+ * such constructs with the plain kinds (ompt_target, not
+ * ompt_target_nowait); a call from one of these is a nowait construct. */
+#define TR_OMP_TASK_ENTRY_PREFIX ".omp_task_entry."
+
 /* Splits @name: *@function points into it (*@function_len bytes, not
  * NUL-terminated), *@line is the construct's line. Returns 0, or -1 when
  * @name is not such a symbol. */

@@ -134,12 +134,13 @@ static void write_symbol(uint64_t codeptr, uint64_t tick)
     /* Code unmapped before this thread named it: what the address holds now
      * is another library's, so it stays unnamed rather than misnamed. */
     tr_symbols_describe(gone ? 0 : symbols, codeptr, &d);
-    char buf[sizeof(tr_journal_symbol) + 3 * TR_SYMBOL_TEXT];
+    char buf[sizeof(tr_journal_symbol) + 4 * TR_SYMBOL_TEXT];
     tr_journal_symbol s = {codeptr, d.line, d.kernel_line};
     size_t n = sizeof s;
     memcpy(buf, &s, n);
-    const char *texts[3] = {d.function, d.file, d.kernel};
-    for (int i = 0; i < 3; i++) {
+    /* The fourth text came later: readers before it stop at three. */
+    const char *texts[4] = {d.function, d.file, d.kernel, d.task_of};
+    for (int i = 0; i < 4; i++) {
         size_t len = strlen(texts[i]) + 1;
         memcpy(buf + n, texts[i], len);
         n += len;

@@ -102,9 +102,11 @@ static int load_symbol(tr_journal_data *jd, tr_journal_index *ix, uint64_t since
         return 0;
     tr_journal_symbol s;
     memcpy(&s, p, sizeof s);
-    const char *texts[3] = {0, 0, 0};
+    /* function, file, kernel, and (journals since issue 35) the function
+     * that creates the construct's task; a later text is ignored. */
+    const char *texts[4] = {0, 0, 0, 0};
     uint64_t off = sizeof s;
-    for (int i = 0; i < 3 && off < n; i++) {
+    for (int i = 0; i < 4 && off < n; i++) {
         const char *t = (const char *)p + off;
         size_t len = strnlen(t, n - off);
         if (len == n - off)
@@ -128,6 +130,8 @@ static int load_symbol(tr_journal_data *jd, tr_journal_index *ix, uint64_t since
         j->file = jd->strings[idx];
     if (texts[2] && !add_string(jd, texts[2], 4096, &idx))
         j->kernel = jd->strings[idx];
+    if (texts[3] && !add_string(jd, texts[3], 4096, &idx))
+        j->task_of = jd->strings[idx];
     if (since)
         return tr_code_spans_add_symbol(&ix->spans, s.codeptr, since, jd->nsymbols++);
     tr_u64map_put(&jd->symbol_index, s.codeptr ? s.codeptr : 1, jd->nsymbols++);

@@ -22,6 +22,7 @@ typedef struct tr_jsymbol {
     uint64_t codeptr;
     int line, kernel_line;
     const char *function, *file, *kernel; /* NULL when unknown */
+    const char *task_of; /* a call in a task entry (nowait): the function creating the task; NULL unknown */
 } tr_jsymbol;
 
 typedef struct tr_jvariable {

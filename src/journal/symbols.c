@@ -297,6 +297,13 @@ static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m,
     enum { WINDOW = 256 };
     Dwarf_Addr lo, hi;
     dwfl_module_info(m, 0, &lo, &hi, 0, 0, 0, 0);
+    /* Only the calling function's own code: the end of the function before
+     * it may load another construct's id (a nowait construct's small task
+     * entry follows another's). */
+    GElf_Off offset;
+    GElf_Sym sym;
+    if (dwfl_module_addrinfo(m, codeptr - 1, &offset, &sym, 0, 0, 0) && codeptr - 1 - offset > lo)
+        lo = codeptr - 1 - offset;
     uint64_t from = codeptr - WINDOW >= lo && codeptr > WINDOW ? codeptr - WINDOW : lo;
     unsigned char p[WINDOW];
     size_t n = codeptr - from <= WINDOW ? codeptr - from : 0;
@@ -370,14 +377,75 @@ static const entry *kernel_entry(tr_symbols *s, Dwfl_Module *m, uint64_t codeptr
 /* The module is looked up once: a second lookup may read the module list
  * again (the program loaded a library meanwhile), which frees what libdw
  * returned from the first and every entry's name; all is copied before. */
+/* The function whose code takes the address @target (`lea target(%rip)`
+ * in PIC code, `mov $target, %reg32` otherwise), or NULL: read from the
+ * module's executable segments in this process's memory. */
+static const char *referrer(Dwfl_Module *m, uint64_t target)
+{
+#if defined(__x86_64__)
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(m, &bias);
+    size_t nph;
+    if (!elf || elf_getphdrnum(elf, &nph))
+        return 0;
+    enum { BLOCK = 65536, OVERLAP = 8 };
+    unsigned char *p = malloc(BLOCK + OVERLAP);
+    const char *found = 0;
+    for (size_t k = 0; p && !found && k < nph; k++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+        uint64_t lo = ph.p_vaddr + bias, hi = lo + ph.p_memsz;
+        for (uint64_t from = lo; !found && from < hi; from += BLOCK) {
+            size_t want = hi - from < BLOCK + OVERLAP ? (size_t)(hi - from) : BLOCK + OVERLAP;
+            size_t n = safe_read(p, from, want);
+            for (size_t i = 0; !found && i + 7 <= n && i < BLOCK; i++) {
+                int32_t disp;
+                uint32_t imm;
+                uint64_t at = 0;
+                if ((p[i] == 0x48 || p[i] == 0x4c) && p[i + 1] == 0x8d && (p[i + 2] & 0xc7) == 0x05) {
+                    memcpy(&disp, p + i + 3, 4);
+                    if (from + i + 7 + (int64_t)disp == target)
+                        at = from + i;
+                } else if (p[i] >= 0xb8 && p[i] <= 0xbf) {
+                    memcpy(&imm, p + i + 1, 4);
+                    if (imm == target)
+                        at = from + i;
+                }
+                const char *name = at ? dwfl_module_addrname(m, at) : 0;
+                if (name && strncmp(name, TR_OMP_TASK_ENTRY_PREFIX, strlen(TR_OMP_TASK_ENTRY_PREFIX)))
+                    found = name;
+            }
+        }
+    }
+    free(p);
+    return found;
+#else
+    (void)m, (void)target;
+#endif
+    return 0;
+}
+
+/* A call in a compiler-made task entry: the function that creates the task. */
+static void find_task_creator(Dwfl_Module *m, uint64_t codeptr_ra, tr_code_description *out)
+{
+    if (strncmp(out->function, TR_OMP_TASK_ENTRY_PREFIX, strlen(TR_OMP_TASK_ENTRY_PREFIX)))
+        return;
+    GElf_Off offset;
+    GElf_Sym sym;
+    if (dwfl_module_addrinfo(m, codeptr_ra - 1, &offset, &sym, 0, 0, 0))
+        copy_text(out->task_of, referrer(m, codeptr_ra - 1 - offset));
+}
+
 void tr_symbols_describe(tr_symbols *s, uint64_t codeptr_ra, tr_code_description *out)
 {
-    *out->function = *out->file = *out->kernel = 0;
+    *out->function = *out->file = *out->kernel = *out->task_of = 0;
     out->line = out->kernel_line = 0;
     Dwfl_Module *m = s && codeptr_ra ? module_of(s, codeptr_ra - 1) : 0;
     if (!m)
         return;
     locate(m, codeptr_ra, out);
+    find_task_creator(m, codeptr_ra, out);
     const entry *e = kernel_entry(s, m, codeptr_ra);
     if (e) {
         copy_text(out->kernel, e->name);

@@ -6,7 +6,11 @@
  * "llvm_offload_entries", LLVM 20+, 56-byte entries) lists the outlined kernels, named
  * __omp_offloading_<dev>_<file>_<function>_l<line>; matching function and
  * line gives the kernel's symbol. Before that, the machine code just before
- * codeptr_ra is searched for the kernel's region id (exact even at -O2). */
+ * codeptr_ra is searched for the kernel's region id (exact even at -O2).
+ * A construct with nowait runs in a task whose entry function the compiler
+ * made (.omp_task_entry.<n>); the function the user wrote is the one that
+ * takes that entry's address to create the task, found by scanning the
+ * module's code for the reference. */
 #ifndef TR_WRITER_SYMBOLS_H
 #define TR_WRITER_SYMBOLS_H
 
@@ -22,6 +26,11 @@ typedef struct tr_code_description {
     char function[TR_SYMBOL_TEXT]; /* the calling function; "" when unknown */
     char file[TR_SYMBOL_TEXT];     /* its source file as the line table names it; "" when unknown */
     char kernel[TR_SYMBOL_TEXT];   /* the outlined kernel's symbol; "" when unknown */
+    /* When the call is in a compiler-made task entry (".omp_task_entry.",
+     * a deferred target task: nowait), the function that creates that task
+     * (the one whose code takes the entry's address); "" otherwise or when
+     * not found. */
+    char task_of[TR_SYMBOL_TEXT];
     int line;                      /* the call's source line; 0 when unknown */
     int kernel_line;               /* the line in the kernel's symbol (the construct's); 0 when unknown */
 } tr_code_description;

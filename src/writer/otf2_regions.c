@@ -48,13 +48,55 @@ static const char *target_kind_name(uint16_t kind)
     }
 }
 
+/* LLVM 19 reports a construct with nowait under the plain kind; its call
+ * is then in the task entry Clang made for it, which only deferred target
+ * tasks have (common/offload_entry.h). */
+static uint16_t nowait_kind(uint16_t kind, const tr_jsymbol *sym)
+{
+    if (!sym || !sym->function ||
+        strncmp(sym->function, TR_OMP_TASK_ENTRY_PREFIX, strlen(TR_OMP_TASK_ENTRY_PREFIX)))
+        return kind;
+    switch (kind) {
+    case ompt_target: return ompt_target_nowait;
+    case ompt_target_enter_data: return ompt_target_enter_data_nowait;
+    case ompt_target_exit_data: return ompt_target_exit_data_nowait;
+    case ompt_target_update: return ompt_target_update_nowait;
+    default: return kind;
+    }
+}
+
+/* The function a construct's name gives when no file:line is known: the
+ * one the user wrote. A nowait construct's call is in a task entry of the
+ * compiler's; a target's kernel entry symbol names the user's function and
+ * the construct's line, and for the others the function that creates the
+ * task does. */
+static void user_function(const tr_jsymbol *sym, uint16_t kind, char *out, size_t len, int *line)
+{
+    const char *f = sym->function, *entry_fn;
+    size_t entry_len;
+    int entry_line;
+    out[0] = 0;
+    if (f && strncmp(f, TR_OMP_TASK_ENTRY_PREFIX, strlen(TR_OMP_TASK_ENTRY_PREFIX)) == 0) {
+        if (kind == ompt_target_nowait && sym->kernel &&
+            tr_offload_entry_parse(sym->kernel, &entry_fn, &entry_len, &entry_line) == 0) {
+            tr_demangle(entry_fn, entry_len, out, len);
+            *line = entry_line;
+        } else if (sym->task_of) {
+            tr_demangle(sym->task_of, strlen(sym->task_of), out, len);
+        }
+        return;
+    }
+    if (f)
+        tr_demangle(f, strlen(f), out, len);
+}
+
 static uint32_t target(tr_writer *w, uint64_t k)
 {
     uint64_t v = tr_region_key_value(k);
     uint64_t codeptr = v >> 5;
-    uint16_t kind = (uint16_t)(v & 31);
-    const char *canonical = target_kind_name(kind);
     const tr_jsymbol *sym = tr_journal_find_symbol(w->m.jd, codeptr);
+    uint16_t kind = nowait_kind((uint16_t)(v & 31), sym);
+    const char *canonical = target_kind_name(kind);
     struct {
         const char *function, *file;
         int line;
@@ -63,13 +105,20 @@ static uint32_t target(tr_writer *w, uint64_t k)
      * neighbouring statement; the kernel symbol names the construct's own. */
     if (sym && sym->kernel_line && (kind == ompt_target || kind == ompt_target_nowait))
         loc.line = sym->kernel_line;
-    char name[512], desc[1200] = "OpenMP target construct";
+    char name[512], desc[1200] = "OpenMP target construct", fn[400] = "";
+    int fn_line = 0;
+    if (sym)
+        user_function(sym, kind, fn, sizeof fn, &fn_line);
     if (loc.file && loc.line)
         snprintf(name, sizeof name, "%s (%s:%d)", canonical, basename_of(loc.file), loc.line);
-    else if (loc.function)
-        name_by_function(name, sizeof name, desc, sizeof desc, canonical, loc.function, "OpenMP target construct");
+    else if (fn[0] && fn_line)
+        snprintf(name, sizeof name, "%s (%s, line %d)", canonical, fn, fn_line);
+    else if (fn[0])
+        snprintf(name, sizeof name, "%s (%s)", canonical, fn);
     else
         snprintf(name, sizeof name, "%s", canonical);
+    if (loc.function && strcmp(fn, loc.function))
+        snprintf(desc, sizeof desc, "OpenMP target construct; in %s", loc.function);
     return tr_defs_region_full(w, k, name, canonical, desc, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_OPENMP,
                                loc.file, (uint32_t)loc.line);
 }
