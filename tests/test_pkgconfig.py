@@ -69,6 +69,8 @@ def build_and_run(c, what, flags, want_lib_dir, work):
                 "%s: directory of the libtracer.so the program ran with" % what)
     c.check(out.endswith("pkgconfig_user: ok\n"), "%s: stdout %r" % (what, out))
     c.check("tracer:" not in err, "%s: tracer: lines on stderr: %r" % (what, err[-500:]))
+    for marker in h.SANITIZER_MARKERS:
+        c.check(marker not in err, "%s: sanitizer report on stderr: %r" % (what, marker))
     anchor = os.path.join(out_dir, "traces.otf2")
     if not c.check(os.path.isfile(anchor), "%s: no trace at %s" % (what, anchor)):
         return

@@ -81,6 +81,8 @@ def check_ok(ctx, what, rc, out, err, stdout=None):
     if stdout is not None:
         ok &= ctx.c.equal(out, stdout, "%s: stdout" % what)
     ctx.c.check("tracer:" not in err, "%s: tracer: lines on stderr: %r" % (what, err[-500:]))
+    for marker in h.SANITIZER_MARKERS:
+        ctx.c.check(marker not in err, "%s: sanitizer report on stderr: %r" % (what, marker))
     return ok
 
 
