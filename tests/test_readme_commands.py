@@ -341,6 +341,9 @@ def check_example(c, readme, work):
     demo_dir = os.path.join(work, "demo")
     env = h.base_env()
     env.pop("LD_LIBRARY_PATH", None)
+    # The README's example was made on 2 cores: as many OpenMP threads, so
+    # that the per-thread table has its rows on a larger machine too.
+    env["OMP_NUM_THREADS"] = "2"
     env["DEV_DEMO_PRELOAD"] = ":".join(p for p in re.split(r"[:\s]+", os.environ.get("TEST_SANITIZER_PRELOAD", ""))
                                        if p)
     p = subprocess.run([os.path.join(h.env_path("TEST_SOURCE_ROOT"), "scripts", "dev"), "demo-run",
