@@ -237,11 +237,15 @@ def readme_commands(text):
     return cmds
 
 
-def adapted(cmd, san):
+def adapted(cmd, san, preload_san):
     """A sanitizer build's runtime goes before libtracer.so where a command
-    preloads it."""
+    preloads it, and into the environment of a command that runs a traced
+    program (@preload_san): set for that command only, since bash itself
+    does not run with ThreadSanitizer's runtime preloaded (SIGSEGV)."""
     if san:
         cmd = cmd.replace("LD_PRELOAD=$PWD/build/src/libtracer.so", "LD_PRELOAD=%s:$PWD/build/src/libtracer.so" % san)
+        if preload_san:
+            cmd = "LD_PRELOAD=%s %s" % (san, cmd)
     return cmd
 
 
@@ -297,10 +301,7 @@ def run_commands(c, cmds, work):
         if prepare:
             prepare(ctx)
         ctx.before = set(glob.glob(ctx.path("*")))
-        run_env = dict(env)
-        if preload_san and san:
-            run_env["LD_PRELOAD"] = san
-        p = subprocess.run(["/bin/bash", "-c", adapted(cmd, san)], cwd=work, env=run_env,
+        p = subprocess.run(["/bin/bash", "-c", adapted(cmd, san, preload_san)], cwd=work, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
         check(ctx, cmd, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
 
