@@ -22,8 +22,10 @@
  * Every function is safe to call when tracing is off or disabled
  * (TRACER_ENABLE=0): it then does nothing.
  *
- * Link with -ltracer, or preload libtracer.so and declare the functions weak
- * to keep the program runnable without it.
+ * Build with `cc app.c $(pkg-config --cflags --libs tracer)` (tracer.pc is
+ * installed with the library; README "Adding your own events"), or preload
+ * libtracer.so and declare the functions weak to keep the program runnable
+ * without it.
  */
 #ifndef TRACER_H
 #define TRACER_H

@@ -128,7 +128,7 @@ def main():
             c.note("untraced with %s preloaded the plugin host cannot load its plugin by bare name: "
                    "the sanitizer's dlopen interceptor loses the caller's RUNPATH" % ":".join(sanitizers))
         # When libomptarget is connected, "libomp.so" names the running runtime
-        # for every caller (README: How libomptarget reaches the OpenMP runtime).
+        # for every caller (docs/usage.md: How libomptarget reaches the OpenMP runtime).
         want_stdout = re.sub(r"libomp.so=\w+ omp_get_max_threads=\w+",
                              "libomp.so=loaded omp_get_max_threads=found", baseline)
 

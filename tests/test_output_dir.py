@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Where the trace goes, and that tracer never writes anywhere unsafe
-(README "Tracing your own program", docs/trace-model.md "Archive").
+(docs/usage.md "Tracing a program", docs/trace-model.md "Archive").
 
 Program: USER_API_BIN (programs/user_api.c, linked with libtracer: it
 records without a preload and always writes a trace); OFFLOAD_BIN

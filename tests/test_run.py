@@ -13,8 +13,16 @@
      on devices 1 and 0): exit status and stdout of the program, a trace in
      D with events of device 0 only.
   f. MPI: `tracer run --output D -- mpiexec.mpich -n 2 user_api` and
-     `mpiexec.mpich -n 2 tracer run --output D -- user_api` each give two
-     traces, D and D.1, and nothing in the working directory.
+     `mpiexec.mpich -n 2 tracer run --output D -- user_api` (processes that
+     never call MPI_Init) each give two traces, D.rank0 and D.rank1, and
+     nothing in the working directory (an MPI program's one archive D:
+     test readme_commands).
+  g. a malformed TRACER_* value inherited from the environment
+     (TRACER_MIN_BYTES=abc, TRACER_MODE=foo, TRACER_MAX_MEMORY=1k): exit 2,
+     one `tracer: run:` line per bad value naming the variable, its value and
+     the expected form (the library's own words), COMMAND not run; an option
+     for that variable overrides it and the command runs with the option's
+     value; good inherited values reach COMMAND unchanged.
 """
 import os
 import re
@@ -176,6 +184,37 @@ def case_f(c, cwd):
         c.equal(os.listdir(work), [], "%s: files in the working directory" % label)
 
 
+def case_g(c, cwd):
+    marker = os.path.join(cwd, "ran-env")
+    bad = (("TRACER_MIN_BYTES", "abc", "is not a size in bytes"),
+           ("TRACER_MODE", "foo", "is not one of user, machine"),
+           ("TRACER_MAX_MEMORY", "1k", "is below the minimum of 131072 bytes"))
+    for name, value, words in bad:
+        rc, out, err = tracer(["run", "--", "touch", marker], cwd, extra={name: value})
+        what = "%s=%s in the environment" % (name, value)
+        x.check_no_signal(c, rc, what)
+        c.equal(rc, 2, "%s: exit code" % what)
+        c.equal(out, "", "%s: stdout" % what)
+        line = x.check_one_line(c, err, "tracer: run: ", what)
+        if line:
+            c.check(line.startswith("tracer: run: %s='%s' " % (name, value)) and words in line,
+                    "%s: the line does not name the variable, value and %r: %r" % (what, words, line))
+        c.check(not os.path.exists(marker), "%s: the command ran" % what)
+    # Two at once: one line each, still nothing run.
+    rc, out, err = tracer(["run", "--", "touch", marker], cwd,
+                          extra={name: value for name, value, _ in bad[:2]})
+    c.equal(rc, 2, "two bad values: exit code")
+    lines = x.stderr_lines(err)
+    c.equal(sorted(l.split("=")[0] for l in lines),
+            ["tracer: run: TRACER_MIN_BYTES", "tracer: run: TRACER_MODE"], "two bad values: lines %r" % lines)
+    c.check(not os.path.exists(marker), "two bad values: the command ran")
+    # An option overrides the environment; good values pass unchanged.
+    show = 'printf "%s|%s" "$TRACER_MODE" "$TRACER_MIN_BYTES"'
+    rc, out, err = tracer(["run", "--mode", "machine", "--", "/bin/sh", "-c", show], cwd,
+                          extra={"TRACER_MODE": "foo", "TRACER_MIN_BYTES": "64k"})
+    c.equal((rc, out, err), (0, "machine|64k", ""), "--mode over TRACER_MODE=foo, TRACER_MIN_BYTES=64k")
+
+
 def main():
     c = h.Checker("run")
     tmp = tempfile.mkdtemp(prefix="tracer-test-run-")
@@ -187,6 +226,7 @@ def main():
         case_d(c, tmp)
         case_e(c, tmp)
         case_f(c, tmp)
+        case_g(c, tmp)
     finally:
         if os.environ.get("TEST_KEEP"):
             print("kept", tmp)

@@ -3,7 +3,8 @@
  *
  * The options are derived from tr_cfg_vars[] (TRACER_MIN_BYTES is
  * --min-bytes), so every variable has an option and each value is checked by
- * the library's own parser before anything runs. Everything goes through the
+ * the library's own parser before anything runs, as is every TRACER_* value
+ * the command inherits from the environment. Everything goes through the
  * environment, so it also reaches the ranks of an mpiexec that tracer runs,
  * and `mpiexec -n 2 tracer run -- ./app` works as well. */
 #include <ctype.h>
@@ -51,11 +52,14 @@ void cmd_run_usage(FILE *fp)
           "\n"
           "Run COMMAND with libtracer.so preloaded (put first in LD_PRELOAD, after\n"
           "any sanitizer runtime, existing entries kept). Each option sets the TRACER_*\n"
-          "variable named beside it; values are checked before COMMAND runs. The\n"
+          "variable named beside it. Before COMMAND runs, the options' values and the\n"
+          "TRACER_* values already in the environment are checked as the library\n"
+          "checks them: a malformed one is an error here, not an untraced run. The\n"
           "environment reaches the processes COMMAND starts, so\n"
           "  tracer run --output d -- mpiexec -n 2 ./app\n"
-          "traces both ranks (d and d.1), as does\n"
+          "traces both ranks of an MPI program into one archive, d, as does\n"
           "  mpiexec -n 2 tracer run --output d -- ./app\n"
+          "(processes that never call MPI_Init write d.rank0, d.rank1, ... instead).\n"
           "\n"
           "options:\n",
           fp);
@@ -79,8 +83,9 @@ void cmd_run_usage(FILE *fp)
           "means 1; it takes the next word only when that is a bool (1, 0, yes, no,\n"
           "true, false, on, off) and more words follow.\n"
           "\n"
-          "exit status: that of COMMAND; 2 usage error or invalid value, 1 libtracer.so\n"
-          "not found, 126 COMMAND cannot be run, 127 COMMAND not found\n",
+          "exit status: that of COMMAND; 2 usage error or invalid value (option or\n"
+          "environment), 1 libtracer.so not found, 126 COMMAND cannot be run, 127\n"
+          "COMMAND not found\n",
           fp);
 }
 
@@ -170,6 +175,29 @@ static bool is_bool_word(const char *s)
     return false;
 }
 
+/* A TRACER_* value already in the environment reaches COMMAND unchanged,
+ * and the library refuses to trace a run with a malformed one: check it
+ * here with the library's parser, so that the mistake stops the launch
+ * instead of giving an untraced run. An option given overrides it. Prints
+ * one line per bad value; returns how many there were. */
+static int check_environment(const char *const *option_value)
+{
+    static tr_config scratch;
+    char err[256];
+    int bad = 0;
+    for (size_t k = 0; k < tr_cfg_nvars; k++) {
+        const tr_cfg_var *v = &tr_cfg_vars[k];
+        const char *text = getenv(v->name);
+        if (option_value[k] || !text)
+            continue;
+        if (tr_cfg_parse(v, text, (char *)&scratch + v->offset, err, sizeof err) == 0)
+            continue;
+        fprintf(stderr, "tracer: run: %s='%.200s' (from the environment) %s; nothing was run\n", v->name, text, err);
+        bad++;
+    }
+    return bad;
+}
+
 int cmd_run(int argc, char **argv)
 {
     const char *value[64] = {0};
@@ -234,6 +262,8 @@ int cmd_run(int argc, char **argv)
     }
     if (i >= argc)
         return usage_error("no command given", NULL);
+    if (check_environment(value) != 0)
+        return 2;
 
     char path[PATH_MAX], tried[2048];
     if (tr_find_libtracer(lib, path, sizeof path, tried, sizeof tried) != 0) {
