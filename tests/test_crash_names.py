@@ -1,18 +1,18 @@
 #!/usr/bin/python3
 """A crashed run keeps its names (issue 35, item 6).
 
-programs/crash_names.c (built with -g): 5 target regions of one construct,
-then at once SIGSEGV, SIGTERM, _exit(3) or SIGKILL. The consumer thread
+programs/crash_names.c (built with -g): 5 target regions of one construct
+that maps the global g, then at once SIGSEGV, SIGTERM, _exit(3) or SIGKILL. The consumer thread
 had no time to name the construct's code address, and the archive
 `tracer recover` wrote read plain `target` x5 and `kernel` x5. Now recover
 names it from the program's file, which the journal's MODULES frame lists
 with its identity: the target regions are `target (crash_names.c:<line>)`
-x5 and the kernels `kernel main (crash_names.c:<line>)` x5, as in a normal
-run of the same program (compared), and recover says it named one code
-address. The exit code is the untraced run's in each case.
+x5 and the kernels `kernel main (crash_names.c:<line>)` x5, and the data operations on g carry variable = g, as in a normal run of
+the same program (compared); recover says it named one code address and
+one variable. The exit code is the untraced run's in each case.
 
 A binary changed between the run and recover (bytes appended: another
-size and mtime) names nothing: plain `target` and `kernel`, and recover's
+size and mtime) names nothing: plain `target` and `kernel`, no variable, and recover's
 line says which file changed."""
 import collections
 import os
@@ -36,10 +36,13 @@ def recover(dir_):
 
 
 def names(t):
-    """(target region names, kernel names), each a Counter."""
+    """(target region names, kernel names, data ops' variables), each a
+    Counter."""
     targets = collections.Counter(ev.region.name for _, ev in t.enters("target"))
     kernels = collections.Counter(ev.region.name for _, ev in t.enters("kernel"))
-    return targets, kernels
+    variables = collections.Counter(t.attr(ev, "variable") for _, ev in t.enters()
+                                    if ev.region.canonical_name in h.DATA_OPS)
+    return targets, kernels, variables
 
 
 def traced_run(c, what, prog, tmp, how):
@@ -59,9 +62,9 @@ def check_crash(c, how, prog, tmp, want):
     text = r.stdout.decode(errors="replace")
     c.equal(r.returncode, 0, "%s: tracer recover exit code (stderr %r)" % (how, r.stderr.decode(errors="replace")))
     c.equal(h.tracer_lines(r), [], "%s: tracer recover's stderr" % how)
-    m = re.search(r"named (\d+) code address(es)? from the program's files", text)
-    c.check(m and int(m.group(1)) == 1, "%s: recover does not say it named the construct's one code address:\n%s"
-            % (how, text))
+    c.check(re.search(r"^  named 1 code address and 1 variable of data operations from the program's files", text,
+                      re.M),
+            "%s: recover does not say it named the construct's code address and g:\n%s" % (how, text))
     t = h.open_checked_trace(c, how, os.path.join(out, "traces.otf2"))
     if t is not None:
         c.equal(names(t), want, "%s: target regions and kernels by name after recover" % how)
@@ -77,13 +80,16 @@ def check_changed(c, prog, tmp):
     r = recover(out)
     text = r.stdout.decode(errors="replace")
     c.equal(r.returncode, 0, "changed: tracer recover exit code (stderr %r)" % r.stderr.decode(errors="replace"))
-    c.check(re.search(r"  1 code address left unnamed: %s changed since the run" % re.escape(copy), text),
+    c.check(re.search(r"^  1 code address and \d+ data address(es)? left unnamed: %s changed since the run"
+                      % re.escape(copy), text, re.M),
             "changed: recover does not say the program's file changed:\n%s" % text)
     c.check(not re.search(r"  named \d+ code", text), "changed: recover names from a changed file:\n%s" % text)
     t = h.open_checked_trace(c, "changed", os.path.join(out, "traces.otf2"))
     if t is not None:
-        c.equal(names(t), (collections.Counter({"target": ROUNDS}), collections.Counter({"kernel": ROUNDS})),
+        targets, kernels, variables = names(t)
+        c.equal((targets, kernels), (collections.Counter({"target": ROUNDS}), collections.Counter({"kernel": ROUNDS})),
                 "changed: target regions and kernels by name after recover")
+        c.equal(set(variables), {None}, "changed: variables of the data operations after recover")
 
 
 def main():
@@ -92,12 +98,15 @@ def main():
     try:
         prog = h.env_path("TEST_BIN")
         line = h.kernel_lines(h.env_path("TEST_SRC"))["loop"]
-        want = (collections.Counter({"target (%s:%d)" % (SRC, line): ROUNDS}),
-                collections.Counter({"kernel main (%s:%d)" % (SRC, line): ROUNDS}))
         out = traced_run(c, "normal", prog, tmp, "")
         t = h.open_checked_trace(c, "normal", os.path.join(out, "traces.otf2"))
-        if t is not None:
-            c.equal(names(t), want, "normal run: target regions and kernels by name")
+        if t is None:
+            c.finish()
+        want = names(t)
+        c.equal(want[:2], (collections.Counter({"target (%s:%d)" % (SRC, line): ROUNDS}),
+                           collections.Counter({"kernel main (%s:%d)" % (SRC, line): ROUNDS})),
+                "normal run: target regions and kernels by name")
+        c.check(want[2]["g"] >= ROUNDS, "normal run: data operations on g: %r" % want[2])
         for how in ENDS:
             check_crash(c, how, prog, tmp, want)
         check_changed(c, prog, tmp)

@@ -227,13 +227,25 @@ static const char *addresses(uint64_t n)
  * named everything itself. */
 static void print_names(const tr_names_report *n, const char *who)
 {
-    if (n->named)
-        printf("  %snamed %llu %s from the program's files (the run died before naming them)\n", who,
-               (unsigned long long)n->named, addresses(n->named));
-    if (n->changed)
-        printf("  %s%llu %s left unnamed: %s changed since the run (rebuilt or replaced), and names from another "
-               "build would be wrong\n",
-               who, (unsigned long long)n->changed, addresses(n->changed), n->changed_file);
+    if (n->named || n->named_variables) {
+        printf("  %snamed ", who);
+        if (n->named)
+            printf("%llu %s%s", (unsigned long long)n->named, addresses(n->named), n->named_variables ? " and " : "");
+        if (n->named_variables)
+            printf("%llu variable%s of data operations", (unsigned long long)n->named_variables,
+                   n->named_variables == 1 ? "" : "s");
+        printf(" from the program's files (the run died before naming them)\n");
+    }
+    if (n->changed || n->changed_data) {
+        printf("  %s", who);
+        if (n->changed)
+            printf("%llu %s%s", (unsigned long long)n->changed, addresses(n->changed), n->changed_data ? " and " : "");
+        if (n->changed_data)
+            printf("%llu data address%s", (unsigned long long)n->changed_data, n->changed_data == 1 ? "" : "es");
+        printf(" left unnamed: %s changed since the run (rebuilt or replaced), and names from another build would be "
+               "wrong\n",
+               n->changed_file);
+    }
     if (n->no_module)
         printf("  %s%llu %s left unnamed: %s\n", who, (unsigned long long)n->no_module, addresses(n->no_module),
                n->no_modules ? "the journal lists no loaded files (written by an older tracer)"

@@ -13,6 +13,7 @@
 #include "common/u64map.h"
 #include "core/record.h"
 #include "journal/code_spans.h"
+#include "journal/data_op.h"
 #include "journal/journal_format.h"
 #include "journal/journal_read.h"
 #include "journal/symbols.h"
@@ -31,6 +32,9 @@ typedef struct scan {
     size_t nunloads;
     tr_u64map named;  /* codeptr -> 1: a SYMBOL frame names it */
     tr_u64map wanted; /* codeptr -> 1: a record needs it */
+    tr_journal_variable *vars; /* what VARIABLE frames name */
+    size_t nvars;
+    tr_u64map wanted_vars; /* host address -> 1: a data op touched it */
     int oom;
 } scan;
 
@@ -104,6 +108,15 @@ static int visit(void *ctx, const tr_frame_header *h, const void *payload, uint6
             memcpy(&u[sc->nunloads++], p, sizeof *u);
         }
         break;
+    case TR_FRAME_VARIABLE:
+        if (bytes > sizeof(tr_journal_variable)) {
+            tr_journal_variable *v = realloc(sc->vars, (sc->nvars + 1) * sizeof *v);
+            if (!v)
+                return sc->oom = 1;
+            sc->vars = v;
+            memcpy(&v[sc->nvars++], p, sizeof *v);
+        }
+        break;
     case TR_FRAME_CHUNK:
         for (uint64_t i = 0; !rc && i + sizeof(tr_record) <= bytes; i += sizeof(tr_record)) {
             tr_record r;
@@ -111,6 +124,10 @@ static int visit(void *ctx, const tr_frame_header *h, const void *payload, uint6
             uint64_t a = code_address(&r);
             if (a && !tr_u64map_get(&sc->wanted, a, 0))
                 rc = tr_u64map_put(&sc->wanted, a, 1);
+            /* The host side of a data op, as the consumer looks it up. */
+            a = r.type == TR_REC_DATA_OP && r.phase != TR_PHASE_END ? tr_data_op_host_addr(&r) : 0;
+            if (!rc && a && !tr_u64map_get(&sc->wanted_vars, a, 0))
+                rc = tr_u64map_put(&sc->wanted_vars, a, 1);
         }
         break;
     default:
@@ -119,6 +136,15 @@ static int visit(void *ctx, const tr_frame_header *h, const void *payload, uint6
     if (rc)
         sc->oom = 1;
     return rc;
+}
+
+/* Whether a VARIABLE frame (the journal's or one appended) holds @a. */
+static int variable_named(const scan *sc, uint64_t a)
+{
+    for (size_t i = 0; i < sc->nvars; i++)
+        if (a >= sc->vars[i].base && a - sc->vars[i].base < sc->vars[i].size)
+            return 1;
+    return 0;
 }
 
 static int unloaded(const scan *sc, uint64_t a)
@@ -161,16 +187,14 @@ static int same_file(module *m, tr_names_report *r)
     return 0;
 }
 
-static int append_symbol(int fd, uint64_t codeptr, const tr_code_description *d)
+/* One frame, one writev; seq 0: the span before any unload (none holds
+ * the addresses named here). */
+static int append_frame(int fd, uint16_t type, const void *buf, size_t n)
 {
-    static char buf[sizeof(tr_journal_symbol) + 4 * TR_SYMBOL_TEXT];
-    tr_journal_symbol s = {codeptr, d->line, d->kernel_line};
-    const char *texts[4] = {d->function, d->file, d->kernel, d->task_of};
-    size_t n = tr_journal_symbol_encode(buf, &s, texts, TR_SYMBOL_TEXT);
     tr_frame_header h = {0};
-    h.raw_bytes = n; /* seq 0: the span before any unload (none holds these) */
-    tr_frame_seal(&h, TR_FRAME_SYMBOL, buf, n);
-    struct iovec iov[2] = {{&h, sizeof h}, {buf, n}};
+    h.raw_bytes = n;
+    tr_frame_seal(&h, type, buf, n);
+    struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, n}};
     ssize_t w;
     do
         w = writev(fd, iov, 2);
@@ -182,36 +206,78 @@ static int append_symbol(int fd, uint64_t codeptr, const tr_code_description *d)
     return -1;
 }
 
+static int append_symbol(int fd, uint64_t codeptr, const tr_code_description *d)
+{
+    static char buf[sizeof(tr_journal_symbol) + 4 * TR_SYMBOL_TEXT];
+    tr_journal_symbol s = {codeptr, d->line, d->kernel_line};
+    const char *texts[4] = {d->function, d->file, d->kernel, d->task_of};
+    return append_frame(fd, TR_FRAME_SYMBOL, buf, tr_journal_symbol_encode(buf, &s, texts, TR_SYMBOL_TEXT));
+}
+
+/* The VARIABLE frame of @v, as the consumer writes it; @sc then knows it. */
+static int append_variable(int fd, scan *sc, const tr_variable *v)
+{
+    char buf[sizeof(tr_journal_variable) + 1001];
+    tr_journal_variable jv = {v->base, v->size, v->ref_ptr};
+    size_t len = strnlen(v->name, 1000);
+    memcpy(buf, &jv, sizeof jv);
+    memcpy(buf + sizeof jv, v->name, len);
+    buf[sizeof jv + len] = 0;
+    tr_journal_variable *grown = realloc(sc->vars, (sc->nvars + 1) * sizeof *grown);
+    if (!grown) {
+        errno = ENOMEM;
+        return -1;
+    }
+    sc->vars = grown;
+    sc->vars[sc->nvars++] = jv;
+    return append_frame(fd, TR_FRAME_VARIABLE, buf, sizeof jv + len + 1);
+}
+
+/* Which addresses of @map (code: @code, else data) need naming from
+ * which file: those the journal names not, in a module whose file is the
+ * same, go to @todo; the others are counted in @r. A data address in no
+ * module is the heap's or a stack's: no variable. */
+static size_t select_addresses(scan *sc, const tr_u64map *map, int code, uint64_t *todo, tr_names_report *r)
+{
+    size_t n = 0;
+    uint64_t a, v;
+    for (size_t i = 0; i < map->cap; i++) {
+        if (!tr_u64map_at(map, i, &a, &v) || unloaded(sc, a) ||
+            (code ? tr_u64map_get(&sc->named, a, 0) : variable_named(sc, a)))
+            continue;
+        module *m = module_at(sc, code ? a - 1 : a); /* a return address: its call is before it */
+        if (!m)
+            r->no_module += code;
+        else if (!same_file(m, r))
+            *(code ? &r->changed : &r->changed_data) += 1;
+        else
+            todo[n++] = a;
+    }
+    return n;
+}
+
 /* Names each address of @sc that needs it; returns 0 or -1 (r->problem). */
 static int name_all(scan *sc, const char *journal, tr_names_report *r)
 {
-    uint64_t *todo = calloc(sc->wanted.count ? sc->wanted.count : 1, sizeof *todo);
-    tr_symbols_file *files = calloc(sc->nmods ? sc->nmods : 1, sizeof *files);
-    size_t ntodo = 0, nfiles = 0;
-    if (!todo || !files) {
+    uint64_t *todo = calloc(sc->wanted.count + 1, sizeof *todo);
+    uint64_t *todo_vars = calloc(sc->wanted_vars.count + 1, sizeof *todo_vars);
+    tr_symbols_file *files = calloc(sc->nmods + 1, sizeof *files);
+    size_t nfiles = 0;
+    if (!todo || !todo_vars || !files) {
         free(todo);
+        free(todo_vars);
         free(files);
         snprintf(r->problem, sizeof r->problem, "out of memory");
         return -1;
     }
-    uint64_t a, v;
-    for (size_t i = 0; i < sc->wanted.cap; i++) {
-        if (!tr_u64map_at(&sc->wanted, i, &a, &v) || tr_u64map_get(&sc->named, a, 0) || unloaded(sc, a))
-            continue;
-        module *m = module_at(sc, a - 1); /* a return address: its call is before it */
-        if (!m)
-            r->no_module++;
-        else if (!same_file(m, r))
-            r->changed++;
-        else
-            todo[ntodo++] = a;
-    }
+    size_t ntodo = select_addresses(sc, &sc->wanted, 1, todo, r);
+    size_t nvars = select_addresses(sc, &sc->wanted_vars, 0, todo_vars, r);
     for (size_t i = 0; i < sc->nmods; i++)
         if (sc->mods[i].fd >= 0)
             files[nfiles++] = (tr_symbols_file){sc->mods[i].path, sc->mods[i].fd, sc->mods[i].m.bias};
     int rc = 0, jfd = -1;
-    tr_symbols *s = ntodo ? tr_symbols_open_files(files, nfiles) : 0;
-    if (ntodo) {
+    tr_symbols *s = ntodo || nvars ? tr_symbols_open_files(files, nfiles) : 0;
+    if (ntodo || nvars) {
         jfd = open(journal, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
         if (!s || jfd < 0) {
             snprintf(r->problem, sizeof r->problem, "%s", !s ? "out of memory" : strerror(errno));
@@ -230,9 +296,21 @@ static int name_all(scan *sc, const char *journal, tr_names_report *r)
             r->no_module++; /* in a file, but no symbol there holds it */
         }
     }
+    for (size_t i = 0; !rc && i < nvars; i++) {
+        tr_variable v;
+        if (variable_named(sc, todo_vars[i]) || !tr_symbols_variable(s, todo_vars[i], &v))
+            continue; /* named by one appended just now, or no global holds it */
+        if (append_variable(jfd, sc, &v)) {
+            snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
+            rc = -1;
+        } else {
+            r->named_variables++;
+        }
+    }
     if (jfd >= 0)
         close(jfd);
     tr_symbols_close(s);
+    free(todo_vars);
     free(todo);
     free(files);
     return rc;
@@ -258,6 +336,8 @@ int tr_recover_names(const char *journal, tr_names_report *r)
     }
     free(sc.mods);
     free(sc.unloads);
+    free(sc.vars);
+    tr_u64map_free(&sc.wanted_vars);
     tr_u64map_free(&sc.named);
     tr_u64map_free(&sc.wanted);
     return rc;

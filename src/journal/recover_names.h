@@ -10,7 +10,9 @@
  * file, as the process would have named it, and a SYMBOL frame is appended
  * for it, so the archive names it as a normal run does. A file that changed
  * or went since names nothing (another build's lines would be wrong names);
- * the report says how many addresses stayed unnamed and why. Addresses in
+ * the report says how many addresses stayed unnamed and why. The host
+ * addresses of data operations get VARIABLE frames the same way (the
+ * global that holds each, as symbols.h finds it). Addresses in
  * a range a library was unloaded from (UNLOAD frames) are left alone: which
  * library held them at a record's time is not known here. */
 #ifndef TR_JOURNAL_RECOVER_NAMES_H
@@ -20,7 +22,9 @@
 
 typedef struct tr_names_report {
     uint64_t named;       /* code addresses named from the files */
-    uint64_t changed;     /* left unnamed: their file changed or is gone */
+    uint64_t named_variables; /* globals data operations touched, named from the files */
+    uint64_t changed;     /* code addresses left unnamed: their file changed or is gone */
+    uint64_t changed_data; /* data addresses in a module whose file changed: no variable named */
     uint64_t no_module;   /* left unnamed: in no file the journal lists */
     int no_modules;       /* the journal lists no module (a tracer before MODULES frames) */
     char changed_file[256]; /* the first file that changed */

@@ -40,7 +40,6 @@ struct tr_symbols {
     int nmods;
 };
 
-
 typedef struct code_location {
     const char *file; /* owned by libdw, valid until the module list is read again */
     int line;
@@ -217,7 +216,7 @@ static void apply_relocations(Elf *elf, GElf_Addr bias, uint64_t va, unsigned ch
         size_t count = data ? data->d_size / sh.sh_entsize : 0;
         for (size_t i = 0; i < count; i++) {
             GElf_Rela r;
-            if (!gelf_getrela(data, (int)i, &r) || r.r_offset < va || r.r_offset + 8 > va + n)
+            if (n < 8 || !gelf_getrela(data, (int)i, &r) || r.r_offset < va || r.r_offset - va > n - 8)
                 continue;
             uint64_t type = GELF_R_TYPE(r.r_info), value;
             GElf_Sym sym;
@@ -254,7 +253,8 @@ static size_t file_read(Dwfl_Module *m, void *dst, uint64_t addr, size_t n)
         if (n > ph.p_memsz - at)
             n = ph.p_memsz - at;
         size_t from_file = at < ph.p_filesz ? (size_t)(ph.p_filesz - at < n ? ph.p_filesz - at : n) : 0;
-        if (from_file && (ph.p_offset + at > filesize || from_file > filesize - ph.p_offset - at))
+        if (from_file && (ph.p_offset > filesize || at > filesize - ph.p_offset ||
+                          from_file > filesize - ph.p_offset - at))
             return 0; /* a file cut short: nothing trusted */
         memcpy(dst, raw + ph.p_offset + at, from_file);
         memset((char *)dst + from_file, 0, n - from_file);

@@ -1,5 +1,6 @@
 /* Ground truth for test_crash_names.py: ROUNDS target regions (one
- * construct, KERNEL:loop), then at once, by argv[1], the end the test
+ * construct, KERNEL:loop, mapping the global g: data operations on a named
+ * variable), then at once, by argv[1], the end the test
  * wants: "segv" writes through a null pointer, "term" raises SIGTERM,
  * "exit" calls _exit(3), "kill" raises SIGKILL; no argument returns 0.
  * Nothing in between gives tracer's consumer thread time to name the
@@ -11,15 +12,17 @@
 #define ROUNDS 5
 #define M 64
 
+double g[M];
+
 int main(int argc, char **argv)
 {
     double x[M];
     for (int i = 0; i < M; i++)
         x[i] = i;
     for (int r = 0; r < ROUNDS; r++) {
-#pragma omp target map(tofrom : x[0:M]) /* KERNEL:loop */
+#pragma omp target map(tofrom : x[0:M], g) /* KERNEL:loop */
         for (int i = 0; i < M; i++)
-            x[i] += 1;
+            x[i] += 1 + g[i];
     }
     const char *how = argc > 1 ? argv[1] : "";
     if (!strcmp(how, "segv")) {
