@@ -33,7 +33,10 @@ void cmd_recover_usage(FILE *fp)
           "For each thread one line says how many records came from each, and where\n"
           "chunks are missing (marked measurement off). Regions left open are closed\n"
           "at the last event and marked incomplete, and damaged parts of the journal\n"
-          "are skipped (one line says how much).\n"
+          "are skipped (one line says how much). Regions and variables the run died\n"
+          "before naming are named from the program's files and libraries, when they\n"
+          "are the files the run loaded (a line says how many; one changed since names\n"
+          "nothing, and a line says which).\n"
           "\n"
           "When DIR is an MPI job's directory (DIR/journals/rank<N>.journal), the\n"
           "journals of all its ranks become one archive; ranks without a journal are\n"
@@ -249,7 +252,10 @@ static void print_names(const tr_names_report *n, const char *who)
     if (n->no_module)
         printf("  %s%llu %s left unnamed: %s\n", who, (unsigned long long)n->no_module, addresses(n->no_module),
                n->no_modules ? "the journal lists no loaded files (written by an older tracer)"
-                             : "no symbol of the files the run loaded holds them");
+                             : "in no file the journal lists (a library loaded just before the run died)");
+    if (n->no_symbol)
+        printf("  %s%llu %s left unnamed: no symbol of the run's files holds them\n", who,
+               (unsigned long long)n->no_symbol, addresses(n->no_symbol));
 }
 
 /* The marks ranks leave in DIR/journals when they count themselves out at

@@ -202,8 +202,9 @@ static void write_variable(uint64_t addr, uint64_t tick)
 /* The loaded objects, whenever the loader loaded one since they were last
  * written: a run that dies before this thread named its last code
  * addresses leaves `tracer recover` what it needs to name them
- * (journal/recover_names.h). One dl_iterate_phdr per chunk while nothing
- * is loaded. */
+ * (journal/recover_names.h). Looked at each time this thread wakes and
+ * before each chunk: one dl_iterate_phdr that stops at the first object
+ * while nothing is loaded. */
 static void write_modules(void)
 {
     check(tr_journal_write_modules());
@@ -366,6 +367,7 @@ static void *consumer_main(void *arg)
         uint64_t want = sync_wanted;
         pthread_mutex_unlock(&wake_lock);
         pthread_mutex_lock(&work_lock);
+        write_modules(); /* a library dlopen'ed since: before its events can be saved by a crash */
         drain_full();
         /* Threads wait (or drop) for chunks that idle threads hold. */
         if (tr_buf_reclaim_idle())

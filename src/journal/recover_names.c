@@ -280,7 +280,10 @@ static int name_all(scan *sc, const char *journal, tr_names_report *r)
     if (ntodo || nvars) {
         jfd = open(journal, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
         if (!s || jfd < 0) {
-            snprintf(r->problem, sizeof r->problem, "%s", !s ? "out of memory" : strerror(errno));
+            if (!s)
+                snprintf(r->problem, sizeof r->problem, "out of memory");
+            else
+                snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
             rc = -1;
         }
     }
@@ -293,7 +296,7 @@ static int name_all(scan *sc, const char *journal, tr_names_report *r)
         } else if (d.function[0] || d.kernel[0]) {
             r->named++;
         } else {
-            r->no_module++; /* in a file, but no symbol there holds it */
+            r->no_symbol++;
         }
     }
     for (size_t i = 0; !rc && i < nvars; i++) {

@@ -26,6 +26,7 @@ typedef struct tr_names_report {
     uint64_t changed;     /* code addresses left unnamed: their file changed or is gone */
     uint64_t changed_data; /* data addresses in a module whose file changed: no variable named */
     uint64_t no_module;   /* left unnamed: in no file the journal lists */
+    uint64_t no_symbol;   /* left unnamed: in a file, but no symbol of it holds them */
     int no_modules;       /* the journal lists no module (a tracer before MODULES frames) */
     char changed_file[256]; /* the first file that changed */
     char problem[256];    /* why nothing was done (tr_recover_names returned -1) */
