@@ -2,18 +2,23 @@
 """A crashed run keeps its names (issue 35, item 6).
 
 programs/crash_names.c (built with -g): 5 target regions of one construct
-that maps the global g, then at once SIGSEGV, SIGTERM, _exit(3) or SIGKILL. The consumer thread
-had no time to name the construct's code address, and the archive
-`tracer recover` wrote read plain `target` x5 and `kernel` x5. Now recover
-names it from the program's file, which the journal's MODULES frame lists
-with its identity: the target regions are `target (crash_names.c:<line>)`
-x5 and the kernels `kernel main (crash_names.c:<line>)` x5, and the data operations on g carry variable = g, as in a normal run of
-the same program (compared); recover says it named one code address and
-one variable. The exit code is the untraced run's in each case.
+mapping the global g, each followed by one in the shared library it links
+(programs/crash_names_lib.c, mapping lib_g), then at once SIGSEGV, SIGTERM,
+_exit(3) or SIGKILL. The consumer thread had no time to name the two
+constructs' code addresses, and the archive `tracer recover` wrote read
+plain `target` x10 and `kernel` x10, with no variable on the data
+operations. Now recover names them from the files the journal's MODULES
+frames list: `target (crash_names.c:<line>)` x5, `target
+(crash_names_lib.c:<line>)` x5, `kernel main (crash_names.c:<line>)` x5,
+`kernel crash_names_work (crash_names_lib.c:<line>)` x5, and the data
+operations carry variable = g and lib_g, as in a normal run of the same
+program (compared); recover says it named 2 code addresses and 2
+variables. The exit code and output are the untraced run's in each case.
 
-A binary changed between the run and recover (bytes appended: another
-size and mtime) names nothing: plain `target` and `kernel`, no variable, and recover's
-line says which file changed."""
+The program's file changed between the run and recover (bytes appended:
+another size and mtime): nothing is named from it (plain `target` and
+`kernel` x5, no variable g) and recover's line says that file changed; the
+library, unchanged, is still named from its file."""
 import collections
 import os
 import re
@@ -26,7 +31,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 import harness as h  # noqa: E402
 
 ROUNDS = 5
-SRC = "crash_names.c"
 ENDS = ("segv", "term", "exit", "kill")
 
 
@@ -56,40 +60,48 @@ def traced_run(c, what, prog, tmp, how):
     return out
 
 
-def check_crash(c, how, prog, tmp, want):
-    out = traced_run(c, how, prog, tmp, how)
+def recovered(c, what, out):
+    """recover @out: its stdout, and the archive (or None)."""
     r = recover(out)
-    text = r.stdout.decode(errors="replace")
-    c.equal(r.returncode, 0, "%s: tracer recover exit code (stderr %r)" % (how, r.stderr.decode(errors="replace")))
-    c.equal(h.tracer_lines(r), [], "%s: tracer recover's stderr" % how)
-    c.check(re.search(r"^  named 1 code address and 1 variable of data operations from the program's files", text,
+    c.equal(r.returncode, 0, "%s: tracer recover exit code (stderr %r)" % (what, r.stderr.decode(errors="replace")))
+    c.equal(h.tracer_lines(r), [], "%s: tracer recover's stderr" % what)
+    return r.stdout.decode(errors="replace"), h.open_checked_trace(c, what, os.path.join(out, "traces.otf2"))
+
+
+def check_crash(c, how, prog, tmp, want):
+    text, t = recovered(c, how, traced_run(c, how, prog, tmp, how))
+    c.check(re.search(r"^  named 2 code addresses and 2 variables of data operations from the program's files", text,
                       re.M),
-            "%s: recover does not say it named the construct's code address and g:\n%s" % (how, text))
-    t = h.open_checked_trace(c, how, os.path.join(out, "traces.otf2"))
+            "%s: recover does not say it named the 2 constructs' code addresses, g and lib_g:\n%s" % (how, text))
     if t is not None:
-        c.equal(names(t), want, "%s: target regions and kernels by name after recover" % how)
+        c.equal(names(t), want, "%s: target regions, kernels and variables after recover" % how)
 
 
-def check_changed(c, prog, tmp):
-    """The program's file changed after the run: nothing named from it."""
+def check_changed(c, prog, tmp, want):
+    """The program's file changed after the run: nothing named from it; its
+    library's names still are."""
     copy = os.path.join(tmp, "changed-prog")
     shutil.copy2(prog, copy)
     out = traced_run(c, "changed", copy, tmp, "segv")
     with open(copy, "ab") as f:
         f.write(b"rebuilt")
-    r = recover(out)
-    text = r.stdout.decode(errors="replace")
-    c.equal(r.returncode, 0, "changed: tracer recover exit code (stderr %r)" % r.stderr.decode(errors="replace"))
-    c.check(re.search(r"^  1 code address and \d+ data address(es)? left unnamed: %s changed since the run"
+    text, t = recovered(c, "changed", out)
+    c.check(re.search(r"^  1 code address and 1 data address left unnamed: %s changed since the run"
                       % re.escape(copy), text, re.M),
             "changed: recover does not say the program's file changed:\n%s" % text)
-    c.check(not re.search(r"  named \d+ code", text), "changed: recover names from a changed file:\n%s" % text)
-    t = h.open_checked_trace(c, "changed", os.path.join(out, "traces.otf2"))
-    if t is not None:
-        targets, kernels, variables = names(t)
-        c.equal((targets, kernels), (collections.Counter({"target": ROUNDS}), collections.Counter({"kernel": ROUNDS})),
-                "changed: target regions and kernels by name after recover")
-        c.equal(set(variables), {None}, "changed: variables of the data operations after recover")
+    c.check(re.search(r"^  named 1 code address and 1 variable of data operations from the program's files", text,
+                      re.M),
+            "changed: recover does not name the library's construct and lib_g:\n%s" % text)
+    if t is None:
+        return
+    targets, kernels, variables = names(t)
+    lib_target = [n for n in want[0] if "_lib.c" in n]
+    lib_kernel = [n for n in want[1] if "_lib.c" in n]
+    c.equal((targets, kernels),
+            (collections.Counter({"target": ROUNDS, lib_target[0]: ROUNDS}),
+             collections.Counter({"kernel": ROUNDS, lib_kernel[0]: ROUNDS})),
+            "changed: target regions and kernels by name after recover")
+    c.equal(set(variables), {None, "lib_g"}, "changed: variables of the data operations after recover")
 
 
 def main():
@@ -98,18 +110,22 @@ def main():
     try:
         prog = h.env_path("TEST_BIN")
         line = h.kernel_lines(h.env_path("TEST_SRC"))["loop"]
+        lib_line = h.kernel_lines(h.env_path("TEST_LIB_SRC"))["lib"]
         out = traced_run(c, "normal", prog, tmp, "")
         t = h.open_checked_trace(c, "normal", os.path.join(out, "traces.otf2"))
         if t is None:
             c.finish()
         want = names(t)
-        c.equal(want[:2], (collections.Counter({"target (%s:%d)" % (SRC, line): ROUNDS}),
-                           collections.Counter({"kernel main (%s:%d)" % (SRC, line): ROUNDS})),
+        c.equal(want[:2], (collections.Counter({"target (crash_names.c:%d)" % line: ROUNDS,
+                                                "target (crash_names_lib.c:%d)" % lib_line: ROUNDS}),
+                           collections.Counter({"kernel main (crash_names.c:%d)" % line: ROUNDS,
+                                                "kernel crash_names_work (crash_names_lib.c:%d)" % lib_line: ROUNDS})),
                 "normal run: target regions and kernels by name")
-        c.check(want[2]["g"] >= ROUNDS, "normal run: data operations on g: %r" % want[2])
+        c.check(want[2]["g"] >= ROUNDS and want[2]["lib_g"] >= ROUNDS,
+                "normal run: data operations on g and lib_g: %r" % want[2])
         for how in ENDS:
             check_crash(c, how, prog, tmp, want)
-        check_changed(c, prog, tmp)
+        check_changed(c, prog, tmp, want)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
