@@ -10,7 +10,12 @@
  * A construct with nowait runs in a task whose entry function the compiler
  * made (.omp_task_entry.<n>); the function the user wrote is the one that
  * takes that entry's address to create the task, found by scanning the
- * module's code for the reference. */
+ * module's code for the reference.
+ *
+ * The consumer thread reads this process's modules and memory; `tracer
+ * recover` (journal/recover_names.h) reads the same from a dead run's files
+ * (tr_symbols_open_files), through the same code, so a name is the same
+ * either way. */
 #ifndef TR_WRITER_SYMBOLS_H
 #define TR_WRITER_SYMBOLS_H
 
