@@ -52,9 +52,10 @@ def names(t):
 def traced_run(c, what, prog, tmp, how):
     """Runs @prog traced, ending as @how says; the archive's directory."""
     args = [prog] + ([how] if how else [])
-    plain = h.run(args, tmp, traced=False)
+    # The sanitizers' own SIGSEGV handler would take the death from tracer's.
+    plain = h.run(args, tmp, traced=False, extra_env=h.NO_SAN_SIGNALS)
     out = os.path.join(tmp, "t-" + what)
-    traced = h.run(args, tmp, traced=True, output=out)
+    traced = h.run(args, tmp, traced=True, output=out, extra_env=h.NO_SAN_SIGNALS)
     c.equal((traced.returncode, traced.stdout), (plain.returncode, plain.stdout),
             "%s: exit code and stdout with tracer" % what)
     return out
