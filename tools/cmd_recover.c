@@ -18,6 +18,7 @@
 #include "core/config.h"
 #include "journal/inflight_salvage.h"
 #include "journal/journal_format.h"
+#include "journal/recover_names.h"
 #include "writer/writer.h"
 
 void cmd_recover_usage(FILE *fp)
@@ -32,7 +33,10 @@ void cmd_recover_usage(FILE *fp)
           "For each thread one line says how many records came from each, and where\n"
           "chunks are missing (marked measurement off). Regions left open are closed\n"
           "at the last event and marked incomplete, and damaged parts of the journal\n"
-          "are skipped (one line says how much).\n"
+          "are skipped (one line says how much). Regions and variables the run died\n"
+          "before naming are named from the program's files and libraries, when they\n"
+          "are the files the run loaded (a line says how many; one changed since names\n"
+          "nothing, and a line says which).\n"
           "\n"
           "When DIR is an MPI job's directory (DIR/journals/rank<N>.journal), the\n"
           "journals of all its ranks become one archive; ranks without a journal are\n"
@@ -207,6 +211,53 @@ static void print_salvage(const tr_salvage_report *r, const char *who, int writt
         tr_inflight_salvage_remove(r);
 }
 
+/* Before the archive is written: the code addresses the run died before
+ * naming are named from its files (journal/recover_names.h). A failure
+ * costs names only: it is said, and the archive is written. */
+static void name_missing(const char *journal, const char *who, tr_names_report *n)
+{
+    if (tr_recover_names(journal, n))
+        fprintf(stderr, "tracer: recover: %scould not name the code addresses the run left unnamed: %s\n", who,
+                n->problem);
+}
+
+static const char *addresses(uint64_t n)
+{
+    return n == 1 ? "code address" : "code addresses";
+}
+
+/* What naming did, after the archive's line; nothing when the run had
+ * named everything itself. */
+static void print_names(const tr_names_report *n, const char *who)
+{
+    if (n->named || n->named_variables) {
+        printf("  %snamed ", who);
+        if (n->named)
+            printf("%llu %s%s", (unsigned long long)n->named, addresses(n->named), n->named_variables ? " and " : "");
+        if (n->named_variables)
+            printf("%llu variable%s of data operations", (unsigned long long)n->named_variables,
+                   n->named_variables == 1 ? "" : "s");
+        printf(" from the program's files (the run died before naming them)\n");
+    }
+    if (n->changed || n->changed_data) {
+        printf("  %s", who);
+        if (n->changed)
+            printf("%llu %s%s", (unsigned long long)n->changed, addresses(n->changed), n->changed_data ? " and " : "");
+        if (n->changed_data)
+            printf("%llu data address%s", (unsigned long long)n->changed_data, n->changed_data == 1 ? "" : "es");
+        printf(" left unnamed: %s changed since the run (rebuilt or replaced), and names from another build would be "
+               "wrong\n",
+               n->changed_file);
+    }
+    if (n->no_module)
+        printf("  %s%llu %s left unnamed: %s\n", who, (unsigned long long)n->no_module, addresses(n->no_module),
+               n->no_modules ? "the journal lists no loaded files (written by an older tracer)"
+                             : "in no file the journal lists (a library loaded just before the run died)");
+    if (n->no_symbol)
+        printf("  %s%llu %s left unnamed: no symbol of the run's files holds them\n", who,
+               (unsigned long long)n->no_symbol, addresses(n->no_symbol));
+}
+
 /* The marks ranks leave in DIR/journals when they count themselves out at
  * exit (src/job/job_exit.h): left behind when a rank died before its exit,
  * they mean nothing once the archive is written. */
@@ -235,7 +286,8 @@ static int trace_appeared(const char *dir, int force)
 
 /* The archive of the job's @n journals @paths; what each rank's in-flight
  * file gave, @sr, is said after it. */
-static int write_job(const char *dir, char **paths, int n, const tr_salvage_report *sr, char (*who)[32])
+static int write_job(const char *dir, char **paths, int n, const tr_salvage_report *sr, const tr_names_report *nr,
+                     char (*who)[32])
 {
     tr_convert_report r;
     if (tr_writer_convert_job((const char *const *)paths, (size_t)n, dir, &r)) {
@@ -256,8 +308,10 @@ static int write_job(const char *dir, char **paths, int n, const tr_salvage_repo
     if (r.ranks_missing)
         printf("; missing: rank%s %s", r.ranks_missing == 1 ? "" : "s", r.missing);
     printf(")\n");
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         print_salvage(&sr[i], who[i], 1);
+        print_names(&nr[i], who[i]);
+    }
     return 0;
 }
 
@@ -275,8 +329,9 @@ static int recover_job(const char *dir, struct dirent **list, int n, int force)
             snprintf(paths[i], len, "%s/journals/%s", dir, list[i]->d_name);
     }
     tr_salvage_report *sr = calloc((size_t)n, sizeof *sr);
+    tr_names_report *nr = calloc((size_t)n, sizeof *nr);
     char (*who)[32] = calloc((size_t)n, sizeof *who);
-    if (!sr || !who)
+    if (!sr || !nr || !who)
         oom = 1;
     tr_holder_wait wait = {HOLDER_WAIT_NS, 0};
     int live = 0;
@@ -290,12 +345,15 @@ static int recover_job(const char *dir, struct dirent **list, int n, int force)
     if (oom)
         fprintf(stderr, "tracer: recover: out of memory\n");
     if (!rc) {
+        for (int i = 0; i < n; i++)
+            name_missing(paths[i], who[i], &nr[i]);
         remove_old_archive(dir);
-        rc = write_job(dir, paths, n, sr, who);
+        rc = write_job(dir, paths, n, sr, nr, who);
     }
     for (int i = 0; sr && i < n; i++)
         tr_salvage_report_free(&sr[i]);
     free(sr);
+    free(nr);
     free(who);
     for (int i = 0; paths && i < n; i++)
         free(paths[i]);
@@ -385,6 +443,8 @@ int cmd_recover(int argc, char **argv)
         tr_salvage_report_free(&sr);
         return 1;
     }
+    tr_names_report nr;
+    name_missing(journal, "", &nr);
     remove_old_archive(dir);
     tr_convert_report r;
     if (tr_writer_convert(journal, dir, &r)) {
@@ -410,6 +470,7 @@ int cmd_recover(int argc, char **argv)
         printf(", signal %d", r.crash_signal);
     printf(")\n");
     print_salvage(&sr, "", 1);
+    print_names(&nr, "");
     tr_salvage_report_free(&sr);
     return 0;
 }

@@ -136,15 +136,8 @@ static void write_symbol(uint64_t codeptr, uint64_t tick)
     tr_symbols_describe(gone ? 0 : symbols, codeptr, &d);
     char buf[sizeof(tr_journal_symbol) + 4 * TR_SYMBOL_TEXT];
     tr_journal_symbol s = {codeptr, d.line, d.kernel_line};
-    size_t n = sizeof s;
-    memcpy(buf, &s, n);
-    /* The fourth text came later: readers before it stop at three. */
     const char *texts[4] = {d.function, d.file, d.kernel, d.task_of};
-    for (int i = 0; i < 4; i++) {
-        size_t len = strlen(texts[i]) + 1;
-        memcpy(buf + n, texts[i], len);
-        n += len;
-    }
+    size_t n = tr_journal_symbol_encode(buf, &s, texts, TR_SYMBOL_TEXT);
     tr_frame_header h = {0};
     h.raw_bytes = n;
     h.seq = since;
@@ -206,10 +199,22 @@ static void write_variable(uint64_t addr, uint64_t tick)
     append(&h, TR_FRAME_VARIABLE, buf, sizeof jv + len + 1);
 }
 
+/* The loaded objects, whenever the loader loaded one since they were last
+ * written: a run that dies before this thread named its last code
+ * addresses leaves `tracer recover` what it needs to name them
+ * (journal/recover_names.h). Looked at each time this thread wakes and
+ * before each chunk: one dl_iterate_phdr that stops at the first object
+ * while nothing is loaded. */
+static void write_modules(void)
+{
+    check(tr_journal_write_modules());
+}
+
 /* Names and symbols go in before the chunk that needs them, so a journal
  * read after a crash still has them (for every chunk this thread wrote). */
 static void write_references(const tr_record *rec, uint32_t n)
 {
+    write_modules();
     write_unloads();
     for (uint32_t i = 0; i < n; i++) {
         const tr_record *r = &rec[i];
@@ -328,6 +333,7 @@ static void flush_partial(void)
             write_chunk(c, __atomic_load_n(&c->count, __ATOMIC_ACQUIRE));
     }
     write_unloads(); /* an unload's sync: its frame goes in before it returns */
+    write_modules();
     write_clock();
 }
 
@@ -361,6 +367,7 @@ static void *consumer_main(void *arg)
         uint64_t want = sync_wanted;
         pthread_mutex_unlock(&wake_lock);
         pthread_mutex_lock(&work_lock);
+        write_modules(); /* a library dlopen'ed since: before its events can be saved by a crash */
         drain_full();
         /* Threads wait (or drop) for chunks that idle threads hold. */
         if (tr_buf_reclaim_idle())

@@ -50,6 +50,11 @@
  *   UNLOAD  tr_journal_unload: from `tick` on, code addresses in [lo, hi)
  *           may name other code (a library was unloaded); a record's
  *           address there is named by the SYMBOL (VARIABLE) of its span
+ *   MODULES the objects loaded in the process (every one, each time the
+ *           loader's count of loads changed): tr_journal_module, then the
+ *           file's path (NUL-terminated), repeated; `tracer recover` names
+ *           from these files the code addresses the run died before naming
+ *           (journal/recover_names.h), when each file is still the same
  */
 #ifndef TR_JOURNAL_FORMAT_H
 #define TR_JOURNAL_FORMAT_H
@@ -79,6 +84,7 @@ enum tr_frame_type {
     TR_FRAME_CLOCK_OFFSET = 11,
     TR_FRAME_SALVAGED = 12,
     TR_FRAME_UNLOAD = 13,
+    TR_FRAME_MODULES = 14,
 };
 
 typedef struct tr_journal_mpi_rank {
@@ -209,6 +215,34 @@ typedef struct tr_journal_symbol {
     int32_t line;        /* of codeptr, 0 unknown */
     int32_t kernel_line; /* from the kernel symbol, 0 unknown */
 } tr_journal_symbol;
+
+/* The SYMBOL payload: @s, then @texts (function, file, kernel, task_of;
+ * each cut to @max - 1 bytes) NUL-terminated, into @buf (at least
+ * sizeof *s + 4 * @max bytes). Returns its size. The fourth text came
+ * later: readers before it stop at three. */
+static inline size_t tr_journal_symbol_encode(char *buf, const tr_journal_symbol *s, const char *const texts[4],
+                                              size_t max)
+{
+    size_t n = sizeof *s;
+    memcpy(buf, s, n);
+    for (int i = 0; i < 4; i++) {
+        size_t len = texts[i] ? strnlen(texts[i], max - 1) : 0;
+        memcpy(buf + n, texts[i] ? texts[i] : "", len);
+        buf[n + len] = 0;
+        n += len + 1;
+    }
+    return n;
+}
+
+/* A loaded object in a MODULES frame: its load bias (dlpi_addr), the range
+ * its PT_LOAD segments cover, and the identity of its file when the frame
+ * was written (st_dev, st_ino, st_size, st_mtim in ns): a file replaced
+ * since (rebuilt, copied over) is another, and names nothing. */
+typedef struct tr_journal_module {
+    uint64_t bias, lo, hi;
+    uint64_t dev, ino, size;
+    int64_t mtime_ns;
+} tr_journal_module;
 
 typedef struct tr_journal_unload {
     uint64_t tick, lo, hi;

@@ -1,11 +1,14 @@
 /* journal_frames.c - see journal_frames.h. */
 #include "journal/journal_frames.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "journal/journal_write.h"
+#include "journal/loaded_modules.h"
 
 static int append(uint16_t type, const void *payload, uint64_t bytes)
 {
@@ -67,6 +70,29 @@ int tr_journal_write_user_region(uint32_t id, const char *name)
 }
 
 int tr_journal_write_text(uint64_t id, const char *text) { return write_string(TR_STRING_TEXT, 0, &id, text); }
+
+/* The loader's count of loads when MODULES was last written: written at
+ * the session's start, before the consumer thread exists, then only by
+ * that thread. */
+static unsigned long long modules_written_adds;
+
+int tr_journal_write_modules(void)
+{
+    unsigned long long adds = tr_loader_adds();
+    if (adds == modules_written_adds)
+        return 0;
+    char *p;
+    size_t n;
+    if (tr_loaded_modules_payload(&p, &n)) {
+        errno = ENOMEM; /* tried again at the next call */
+        return -1;
+    }
+    int rc = n ? append(TR_FRAME_MODULES, p, n) : 0;
+    if (!rc)
+        modules_written_adds = adds;
+    free(p);
+    return rc;
+}
 
 int tr_journal_write_clock(uint64_t tick, uint64_t ns)
 {

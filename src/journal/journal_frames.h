@@ -49,6 +49,12 @@ int tr_journal_write_end(const tr_journal_end *e, const tr_journal_lost_thread *
 int tr_journal_write_user_region(uint32_t id, const char *name);
 int tr_journal_write_text(uint64_t id, const char *text);
 
+/* MODULES: the objects now loaded (journal/loaded_modules.h), when the
+ * loader loaded any since the last call wrote them (and at the first).
+ * The session calls it at its start, the consumer thread afterwards (never
+ * two threads at once). */
+int tr_journal_write_modules(void);
+
 /* CLOCK: the pair (@tick, @ns). The _signal form is async-signal-safe. */
 int tr_journal_write_clock(uint64_t tick, uint64_t ns);
 int tr_journal_write_clock_signal(uint64_t tick, uint64_t ns);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/offload_entry.h"
+#include "journal/loaded_modules.h"
 #include "journal/symbols_files.h"
 #include "journal/symbols_maps.h"
 #define MAX_MODULES 64
@@ -33,12 +34,11 @@ typedef struct module_entries {
 struct tr_symbols {
     Dwfl *dwfl;
     int never_end; /* the program may hold one of its descriptors' numbers */
+    int offline;   /* tr_symbols_open_files: the modules are files, not this process */
     unsigned long long loads_seen;
     module_entries mods[MAX_MODULES];
     int nmods;
 };
-
-static unsigned long long loader_adds(void);
 
 typedef struct code_location {
     const char *file; /* owned by libdw, valid until the module list is read again */
@@ -62,7 +62,7 @@ static Dwfl *report_all(void)
  * never the program's file closed). */
 static void end_dwfl(tr_symbols *s)
 {
-    if (s->dwfl && !s->never_end && tr_symbols_files_safe())
+    if (s->dwfl && (s->offline || (!s->never_end && tr_symbols_files_safe())))
         dwfl_end(s->dwfl);
 }
 
@@ -71,12 +71,35 @@ tr_symbols *tr_symbols_open(void)
     tr_symbols *s = calloc(1, sizeof *s);
     if (!s)
         return 0;
-    s->loads_seen = loader_adds();
+    s->loads_seen = tr_loader_adds();
     s->dwfl = report_all();
     if (!s->dwfl) {
         free(s);
         return 0;
     }
+    return s;
+}
+
+tr_symbols *tr_symbols_open_files(const tr_symbols_file *files, size_t n)
+{
+    tr_symbols *s = calloc(1, sizeof *s);
+    if (!s)
+        return 0;
+    s->offline = 1;
+    tr_symbols_files_reset();
+    s->dwfl = dwfl_begin(tr_symbols_callbacks());
+    if (!s->dwfl) {
+        free(s);
+        return 0;
+    }
+    dwfl_report_begin(s->dwfl);
+    for (size_t i = 0; i < n; i++) {
+        /* ET_DYN: placed at its load bias; ET_EXEC: where it says. */
+        int fd = dup(files[i].fd);
+        if (fd >= 0 && !dwfl_report_elf(s->dwfl, files[i].path, files[i].path, fd, files[i].bias, true))
+            close(fd);
+    }
+    dwfl_report_end(s->dwfl, 0, 0);
     return s;
 }
 
@@ -168,6 +191,86 @@ static size_t safe_read(void *dst, uint64_t addr, size_t n)
     return got > 0 ? (size_t)got : 0;
 }
 
+#if defined(__x86_64__)
+#define TR_RELOC_RELATIVE R_X86_64_RELATIVE
+#define TR_RELOC_ABSOLUTE(t) ((t) == R_X86_64_64 || (t) == R_X86_64_GLOB_DAT)
+#else
+#define TR_RELOC_RELATIVE (~0u)
+#define TR_RELOC_ABSOLUTE(t) 0
+#endif
+
+/* What the loader wrote over [@va, @va + @n) of the file image in @dst (a
+ * module's link-time addresses): the pointers the offload entry table and
+ * the GOT hold once relocated against @bias. Only relocations the module
+ * resolves itself (RELATIVE, and absolute ones against its own defined
+ * symbols); RELR-packed relocations are not read. */
+static void apply_relocations(Elf *elf, GElf_Addr bias, uint64_t va, unsigned char *dst, size_t n)
+{
+    for (Elf_Scn *scn = 0; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+            continue;
+        Elf_Data *data = elf_getdata(scn, 0);
+        Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+        Elf_Data *syms = symscn ? elf_getdata(symscn, 0) : 0;
+        size_t count = data ? data->d_size / sh.sh_entsize : 0;
+        for (size_t i = 0; i < count; i++) {
+            GElf_Rela r;
+            if (n < 8 || !gelf_getrela(data, (int)i, &r) || r.r_offset < va || r.r_offset - va > n - 8)
+                continue;
+            uint64_t type = GELF_R_TYPE(r.r_info), value;
+            GElf_Sym sym;
+            if (type == TR_RELOC_RELATIVE)
+                value = bias + (uint64_t)r.r_addend;
+            else if (TR_RELOC_ABSOLUTE(type) && syms && gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) &&
+                     sym.st_shndx != SHN_UNDEF)
+                value = bias + sym.st_value + (uint64_t)r.r_addend;
+            else
+                continue;
+            memcpy(dst + (r.r_offset - va), &value, sizeof value);
+        }
+    }
+}
+
+/* As safe_read, from a module's file as the loader would have mapped it
+ * (tr_symbols_open_files): the PT_LOAD segment holding @addr, zeros past
+ * its file part (.bss), relocated if the segment is writable. */
+static size_t file_read(Dwfl_Module *m, void *dst, uint64_t addr, size_t n)
+{
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(m, &bias);
+    size_t nph, filesize;
+    const char *raw = elf ? elf_rawfile(elf, &filesize) : 0;
+    if (!raw || elf_getphdrnum(elf, &nph))
+        return 0;
+    uint64_t va = addr - bias;
+    for (size_t k = 0; k < nph; k++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD || va < ph.p_vaddr ||
+            va - ph.p_vaddr >= ph.p_memsz)
+            continue;
+        uint64_t at = va - ph.p_vaddr;
+        if (n > ph.p_memsz - at)
+            n = ph.p_memsz - at;
+        size_t from_file = at < ph.p_filesz ? (size_t)(ph.p_filesz - at < n ? ph.p_filesz - at : n) : 0;
+        if (from_file && (ph.p_offset > filesize || at > filesize - ph.p_offset ||
+                          from_file > filesize - ph.p_offset - at))
+            return 0; /* a file cut short: nothing trusted */
+        memcpy(dst, raw + ph.p_offset + at, from_file);
+        memset((char *)dst + from_file, 0, n - from_file);
+        if (ph.p_flags & PF_W)
+            apply_relocations(elf, bias, va, dst, n);
+        return n;
+    }
+    return 0;
+}
+
+/* A module's memory: this process's, or its file's offline. */
+static size_t read_memory(const tr_symbols *s, Dwfl_Module *m, void *dst, uint64_t addr, size_t n)
+{
+    return s->offline ? file_read(m, dst, addr, n) : safe_read(dst, addr, n);
+}
+
 static int in_module(Dwfl_Module *m, uint64_t a)
 {
     Dwarf_Addr lo, hi;
@@ -175,23 +278,23 @@ static int in_module(Dwfl_Module *m, uint64_t a)
     return a >= lo && a < hi;
 }
 
-static char *read_name(Dwfl_Module *m, uint64_t p)
+static char *read_name(tr_symbols *s, Dwfl_Module *m, uint64_t p)
 {
     if (!in_module(m, p))
         return 0;
     /* The name lives in the module's read-only data of this very process;
      * a read that stops at an unmapped page still ends the string. */
     char buf[1025];
-    size_t got = safe_read(buf, p, sizeof buf - 1);
+    size_t got = read_memory(s, m, buf, p, sizeof buf - 1);
     if (!got)
         return 0;
     buf[got] = 0;
     return strdup(buf);
 }
 
-static void add_entry(module_entries *me, Dwfl_Module *m, uint64_t addr, uint64_t name_ptr)
+static void add_entry(tr_symbols *s, module_entries *me, Dwfl_Module *m, uint64_t addr, uint64_t name_ptr)
 {
-    char *name = read_name(m, name_ptr);
+    char *name = read_name(s, m, name_ptr);
     if (!name)
         return;
     char *function;
@@ -210,7 +313,7 @@ static void add_entry(module_entries *me, Dwfl_Module *m, uint64_t addr, uint64_
     me->e[me->n++] = (entry){addr, name, function, line};
 }
 
-static void load_entries(module_entries *me, Dwfl_Module *m)
+static void load_entries(tr_symbols *s, module_entries *me, Dwfl_Module *m)
 {
     GElf_Addr bias;
     Elf *elf = dwfl_module_getelf(m, &bias);
@@ -230,7 +333,7 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
         /* The table as relocated in this process (the file holds no
          * pointers before relocation). */
         unsigned char *base = sh.sh_size < (1u << 24) ? malloc(sh.sh_size) : 0;
-        if (!base || safe_read(base, sh.sh_addr + bias, sh.sh_size) != sh.sh_size) {
+        if (!base || read_memory(s, m, base, sh.sh_addr + bias, sh.sh_size) != sh.sh_size) {
             free(base);
             continue;
         }
@@ -259,7 +362,7 @@ static void load_entries(module_entries *me, Dwfl_Module *m)
                 }
                 continue;
             }
-            add_entry(me, m, addr, name_ptr);
+            add_entry(s, me, m, addr, name_ptr);
         }
         free(base);
     }
@@ -274,7 +377,7 @@ static module_entries *entries_of(tr_symbols *s, Dwfl_Module *m)
         return 0;
     module_entries *me = &s->mods[s->nmods++];
     *me = (module_entries){m, 0, 0, 0, 0};
-    load_entries(me, m);
+    load_entries(s, me, m);
     return me;
 }
 
@@ -291,7 +394,7 @@ static const entry *entry_at(const module_entries *me, uint64_t addr)
  * `lea id(%rip), %reg` in PIC code, `mov $id, %reg32` otherwise. Scanning
  * back for an operand that is a known region id finds the kernel even when
  * the call has no line information (clang gives it line 0 at -O1 and up). */
-static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m, uint64_t codeptr)
+static const entry *scan_for_region_id(tr_symbols *s, const module_entries *me, Dwfl_Module *m, uint64_t codeptr)
 {
 #if defined(__x86_64__)
     enum { WINDOW = 256 };
@@ -307,7 +410,7 @@ static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m,
     uint64_t from = codeptr - WINDOW >= lo && codeptr > WINDOW ? codeptr - WINDOW : lo;
     unsigned char p[WINDOW];
     size_t n = codeptr - from <= WINDOW ? codeptr - from : 0;
-    if (safe_read(p, from, n) != n)
+    if (read_memory(s, m, p, from, n) != n)
         return 0;
     const entry *best = 0;
     for (size_t i = 0; i + 7 <= n; i++) {
@@ -323,7 +426,7 @@ static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m,
              * exported region id through its GOT. */
             uint64_t id;
             memcpy(&disp, p + i + 3, 4);
-            if (safe_read(&id, from + i + 7 + (int64_t)disp, sizeof id) == sizeof id) {
+            if (read_memory(s, m, &id, from + i + 7 + (int64_t)disp, sizeof id) == sizeof id) {
                 const entry *e = entry_at(me, id);
                 if (e)
                     best = e;
@@ -338,7 +441,7 @@ static const entry *scan_for_region_id(const module_entries *me, Dwfl_Module *m,
     }
     return best;
 #else
-    (void)me, (void)m, (void)codeptr;
+    (void)s, (void)me, (void)m, (void)codeptr;
     return 0;
 #endif
 }
@@ -348,7 +451,7 @@ static const entry *kernel_entry(tr_symbols *s, Dwfl_Module *m, uint64_t codeptr
     module_entries *me = entries_of(s, m);
     if (!me || !me->n)
         return 0;
-    const entry *e = scan_for_region_id(me, m, codeptr_ra);
+    const entry *e = scan_for_region_id(s, me, m, codeptr_ra);
     if (e)
         return e;
     Dwarf_Addr addr = codeptr_ra - 1;
@@ -380,7 +483,7 @@ static const entry *kernel_entry(tr_symbols *s, Dwfl_Module *m, uint64_t codeptr
 /* The function whose code takes the address @target (`lea target(%rip)`
  * in PIC code, `mov $target, %reg32` otherwise), or NULL: read from the
  * module's executable segments in this process's memory. */
-static const char *referrer(Dwfl_Module *m, uint64_t target)
+static const char *referrer(tr_symbols *s, Dwfl_Module *m, uint64_t target)
 {
 #if defined(__x86_64__)
     GElf_Addr bias;
@@ -398,7 +501,7 @@ static const char *referrer(Dwfl_Module *m, uint64_t target)
         uint64_t lo = ph.p_vaddr + bias, hi = lo + ph.p_memsz;
         for (uint64_t from = lo; !found && from < hi; from += BLOCK) {
             size_t want = hi - from < BLOCK + OVERLAP ? (size_t)(hi - from) : BLOCK + OVERLAP;
-            size_t n = safe_read(p, from, want);
+            size_t n = read_memory(s, m, p, from, want);
             for (size_t i = 0; !found && i + 7 <= n && i < BLOCK; i++) {
                 int32_t disp;
                 uint32_t imm;
@@ -421,20 +524,20 @@ static const char *referrer(Dwfl_Module *m, uint64_t target)
     free(p);
     return found;
 #else
-    (void)m, (void)target;
+    (void)s, (void)m, (void)target;
 #endif
     return 0;
 }
 
 /* A call in a compiler-made task entry: the function that creates the task. */
-static void find_task_creator(Dwfl_Module *m, uint64_t codeptr_ra, tr_code_description *out)
+static void find_task_creator(tr_symbols *s, Dwfl_Module *m, uint64_t codeptr_ra, tr_code_description *out)
 {
     if (strncmp(out->function, TR_OMP_TASK_ENTRY_PREFIX, strlen(TR_OMP_TASK_ENTRY_PREFIX)))
         return;
     GElf_Off offset;
     GElf_Sym sym;
     if (dwfl_module_addrinfo(m, codeptr_ra - 1, &offset, &sym, 0, 0, 0))
-        copy_text(out->task_of, referrer(m, codeptr_ra - 1 - offset));
+        copy_text(out->task_of, referrer(s, m, codeptr_ra - 1 - offset));
 }
 
 void tr_symbols_describe(tr_symbols *s, uint64_t codeptr_ra, tr_code_description *out)
@@ -445,28 +548,12 @@ void tr_symbols_describe(tr_symbols *s, uint64_t codeptr_ra, tr_code_description
     if (!m)
         return;
     locate(m, codeptr_ra, out);
-    find_task_creator(m, codeptr_ra, out);
+    find_task_creator(s, m, codeptr_ra, out);
     const entry *e = kernel_entry(s, m, codeptr_ra);
     if (e) {
         copy_text(out->kernel, e->name);
         out->kernel_line = e->line;
     }
-}
-
-/* How many objects the loader has loaded so far (glibc counts loads, never
- * down): a change means the module list read before may be stale. */
-static int count_loads(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    *(unsigned long long *)data = info->dlpi_adds;
-    return 1;
-}
-
-static unsigned long long loader_adds(void)
-{
-    unsigned long long adds = 0;
-    dl_iterate_phdr(count_loads, &adds);
-    return adds;
 }
 
 /* The module list is read again whenever the loader loaded something since
@@ -479,7 +566,9 @@ static unsigned long long loader_adds(void)
  * dl_iterate_phdr per address named, and each address is named once. */
 static Dwfl_Module *module_of(tr_symbols *s, uint64_t addr)
 {
-    unsigned long long adds = loader_adds();
+    if (s->offline)
+        return dwfl_addrmodule(s->dwfl, addr); /* the files reported, once */
+    unsigned long long adds = tr_loader_adds();
     if (adds == s->loads_seen)
         return dwfl_addrmodule(s->dwfl, addr);
     s->loads_seen = adds;
@@ -544,7 +633,7 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
 static Dwfl_Module *variable_module(tr_symbols *s, uint64_t addr)
 {
     Dwfl_Module *m = module_of(s, addr);
-    if (m)
+    if (m || s->offline) /* a file's module holds all of its segments */
         return m;
     struct object_of o = {addr, 0};
     if (!dl_iterate_phdr(find_object, &o) || !o.start)
@@ -572,7 +661,7 @@ int tr_symbols_variable(tr_symbols *s, uint64_t addr, tr_variable *out)
     module_entries *me = entries_of(s, m);
     for (size_t i = 0; me && i < me->nlinks; i++) {
         uint64_t held;
-        if (safe_read(&held, me->link_ref_ptrs[i], sizeof held) == sizeof held && held == out->base) {
+        if (read_memory(s, m, &held, me->link_ref_ptrs[i], sizeof held) == sizeof held && held == out->base) {
             out->ref_ptr = me->link_ref_ptrs[i];
             break;
         }

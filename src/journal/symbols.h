@@ -10,10 +10,16 @@
  * A construct with nowait runs in a task whose entry function the compiler
  * made (.omp_task_entry.<n>); the function the user wrote is the one that
  * takes that entry's address to create the task, found by scanning the
- * module's code for the reference. */
+ * module's code for the reference.
+ *
+ * The consumer thread reads this process's modules and memory; `tracer
+ * recover` (journal/recover_names.h) reads the same from a dead run's files
+ * (tr_symbols_open_files), through the same code, so a name is the same
+ * either way. */
 #ifndef TR_WRITER_SYMBOLS_H
 #define TR_WRITER_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct tr_symbols tr_symbols;
@@ -35,7 +41,21 @@ typedef struct tr_code_description {
     int kernel_line;               /* the line in the kernel's symbol (the construct's); 0 when unknown */
 } tr_code_description;
 
+/* This process's modules, read again as the loader loads more. */
 tr_symbols *tr_symbols_open(void);
+
+/* A module's file as a process had it loaded: opened by the caller (who
+ * checked it is the file that process loaded), at its load bias. */
+typedef struct tr_symbols_file {
+    const char *path;
+    int fd;        /* duplicated: the caller keeps and closes its own */
+    uint64_t bias; /* dlpi_addr */
+} tr_symbols_file;
+
+/* Offline: names from @n files (a run gone, `tracer recover`), as that
+ * process would have named them; the process's memory is read from the
+ * files' loadable segments, relocated. NULL when out of memory. */
+tr_symbols *tr_symbols_open_files(const tr_symbols_file *files, size_t n);
 void tr_symbols_close(tr_symbols *s);
 /* Describes the target construct whose call returns to @codeptr_ra (s may
  * be NULL: all unknown). Nothing in @out points into @s: a later call may

@@ -100,7 +100,13 @@ static int write_start(void)
         memcpy(v + 8, inflight, len);
         tr_kv_add(&kv, TR_KEY_INFLIGHT, v, (uint32_t)(8 + len));
     }
-    return tr_journal_write_start(&kv);
+    if (tr_journal_write_start(&kv))
+        return -1;
+    /* Before any event: a run that dies before the consumer thread wrote a
+     * thing still tells recover which files name its code. A failure costs
+     * only those names (the consumer tries again). */
+    tr_journal_write_modules();
+    return 0;
 }
 
 static int session_start(void)
