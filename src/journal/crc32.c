@@ -7,7 +7,11 @@
 #include "journal/journal_format.h"
 
 static uint32_t table[8][256];
-static int table_ready;
+/* 0: not built, 1: being built, 2: ready. Built once: the constructor
+ * below may run after another of libtracer.so's constructors started the
+ * session, whose journal thread already uses the table (TSan: build_table
+ * rewrote it under that thread's reads). */
+static int table_state;
 
 static void build_table(void)
 {
@@ -21,16 +25,28 @@ static void build_table(void)
     for (uint32_t i = 0; i < 256; i++)
         for (int k = 1; k < 8; k++)
             table[k][i] = table[0][table[k - 1][i] & 0xff] ^ (table[k - 1][i] >> 8);
-    __atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
 }
 
-/* The table is built once at library load, before any signal can need it. */
-__attribute__((constructor)) static void crc_init(void) { build_table(); }
+static void ensure_table(void)
+{
+    if (__atomic_load_n(&table_state, __ATOMIC_ACQUIRE) == 2)
+        return;
+    int none = 0;
+    if (__atomic_compare_exchange_n(&table_state, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        build_table();
+        __atomic_store_n(&table_state, 2, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_load_n(&table_state, __ATOMIC_ACQUIRE) != 2)
+        ; /* another thread builds it: microseconds, once, at load */
+}
+
+/* The table is built at library load, before any signal can need it. */
+__attribute__((constructor)) static void crc_init(void) { ensure_table(); }
 
 uint32_t tr_crc32(uint32_t crc, const void *data, uint64_t len)
 {
-    if (!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE))
-        build_table();
+    ensure_table();
     const unsigned char *p = data;
     crc = ~crc;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
