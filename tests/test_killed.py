@@ -40,13 +40,21 @@ MOMENTS = sorted(random.Random(SEED).sample(range(1, 6000), 20))
 FOREVER = 10 ** 8
 
 
+# In-flight files that were in /dev/shm before the process of their pid
+# started: left by an earlier process of the same pid (another test's run
+# killed and never recovered), not by this one.
+EARLIER = {}
+
+
 def inflight_files(pid):
-    return glob.glob("/dev/shm/tracer-%d-*" % pid)
+    return sorted(set(glob.glob("/dev/shm/tracer-%d-*" % pid)) - EARLIER.get(pid, set()))
 
 
 def start(tmp, out, args, extra_env=None):
     err = open(os.path.join(tmp, os.path.basename(out) + ".stderr"), "wb")
+    earlier = set(glob.glob("/dev/shm/tracer-*"))
     p = subprocess.Popen(args, cwd=tmp, env=h.run_env(True, out, extra_env), stdout=subprocess.PIPE, stderr=err)
+    EARLIER[p.pid] = {f for f in earlier if f.startswith("/dev/shm/tracer-%d-" % p.pid)}
     err.close()
     guard = threading.Timer(300, lambda: p.kill())
     guard.start()

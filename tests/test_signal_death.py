@@ -50,13 +50,22 @@ def env(out=None, extra=None):
     return e
 
 
+# In-flight files that were in /dev/shm before the process of their pid
+# started: left by an earlier process of the same pid (another test's run
+# killed and never recovered), not by this one.
+EARLIER = {}
+
+
 def inflight_files(pid):
-    return glob.glob("/dev/shm/tracer-%d-*" % pid)
+    return sorted(set(glob.glob("/dev/shm/tracer-%d-*" % pid)) - EARLIER.get(pid, set()))
 
 
 def popen(args, cwd, traced, out, extra=None, **kw):
-    return subprocess.Popen(args, cwd=cwd, env=h.run_env(traced, out, env(out if traced else None, extra)),
-                            stderr=subprocess.PIPE, **kw)
+    earlier = set(glob.glob("/dev/shm/tracer-*"))
+    p = subprocess.Popen(args, cwd=cwd, env=h.run_env(traced, out, env(out if traced else None, extra)),
+                         stderr=subprocess.PIPE, **kw)
+    EARLIER[p.pid] = {f for f in earlier if f.startswith("/dev/shm/tracer-%d-" % p.pid)}
+    return p
 
 
 def check_death(c, what, tmp, out, name, p, err, marks, stdout=b"", plain_stdout=b""):
