@@ -235,9 +235,9 @@ static int append_variable(int fd, scan *sc, const tr_variable *v)
 
 /* Which addresses of @map (code: @code, else data) need naming from
  * which file: those the journal names not, in a module whose file is the
- * same, go to @todo; the others are counted in @r. A data address in no
+ * same, go to @pending; the others are counted in @r. A data address in no
  * module is the heap's or a stack's: no variable. */
-static size_t select_addresses(scan *sc, const tr_u64map *map, int code, uint64_t *todo, tr_names_report *r)
+static size_t select_addresses(scan *sc, const tr_u64map *map, int code, uint64_t *pending, tr_names_report *r)
 {
     size_t n = 0;
     uint64_t a, v;
@@ -251,7 +251,7 @@ static size_t select_addresses(scan *sc, const tr_u64map *map, int code, uint64_
         else if (!same_file(m, r))
             *(code ? &r->changed : &r->changed_data) += 1;
         else
-            todo[n++] = a;
+            pending[n++] = a;
     }
     return n;
 }
@@ -259,25 +259,25 @@ static size_t select_addresses(scan *sc, const tr_u64map *map, int code, uint64_
 /* Names each address of @sc that needs it; returns 0 or -1 (r->problem). */
 static int name_all(scan *sc, const char *journal, tr_names_report *r)
 {
-    uint64_t *todo = calloc(sc->wanted.count + 1, sizeof *todo);
-    uint64_t *todo_vars = calloc(sc->wanted_vars.count + 1, sizeof *todo_vars);
+    uint64_t *pending = calloc(sc->wanted.count + 1, sizeof *pending);
+    uint64_t *pending_vars = calloc(sc->wanted_vars.count + 1, sizeof *pending_vars);
     tr_symbols_file *files = calloc(sc->nmods + 1, sizeof *files);
     size_t nfiles = 0;
-    if (!todo || !todo_vars || !files) {
-        free(todo);
-        free(todo_vars);
+    if (!pending || !pending_vars || !files) {
+        free(pending);
+        free(pending_vars);
         free(files);
         snprintf(r->problem, sizeof r->problem, "out of memory");
         return -1;
     }
-    size_t ntodo = select_addresses(sc, &sc->wanted, 1, todo, r);
-    size_t nvars = select_addresses(sc, &sc->wanted_vars, 0, todo_vars, r);
+    size_t npending = select_addresses(sc, &sc->wanted, 1, pending, r);
+    size_t nvars = select_addresses(sc, &sc->wanted_vars, 0, pending_vars, r);
     for (size_t i = 0; i < sc->nmods; i++)
         if (sc->mods[i].fd >= 0)
             files[nfiles++] = (tr_symbols_file){sc->mods[i].path, sc->mods[i].fd, sc->mods[i].m.bias};
     int rc = 0, jfd = -1;
-    tr_symbols *s = ntodo || nvars ? tr_symbols_open_files(files, nfiles) : 0;
-    if (ntodo || nvars) {
+    tr_symbols *s = npending || nvars ? tr_symbols_open_files(files, nfiles) : 0;
+    if (npending || nvars) {
         jfd = open(journal, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
         if (!s || jfd < 0) {
             if (!s)
@@ -287,10 +287,10 @@ static int name_all(scan *sc, const char *journal, tr_names_report *r)
             rc = -1;
         }
     }
-    for (size_t i = 0; !rc && i < ntodo; i++) {
+    for (size_t i = 0; !rc && i < npending; i++) {
         static tr_code_description d;
-        tr_symbols_describe(s, todo[i], &d);
-        if (append_symbol(jfd, todo[i], &d)) {
+        tr_symbols_describe(s, pending[i], &d);
+        if (append_symbol(jfd, pending[i], &d)) {
             snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
             rc = -1;
         } else if (d.function[0] || d.kernel[0]) {
@@ -301,7 +301,7 @@ static int name_all(scan *sc, const char *journal, tr_names_report *r)
     }
     for (size_t i = 0; !rc && i < nvars; i++) {
         tr_variable v;
-        if (variable_named(sc, todo_vars[i]) || !tr_symbols_variable(s, todo_vars[i], &v))
+        if (variable_named(sc, pending_vars[i]) || !tr_symbols_variable(s, pending_vars[i], &v))
             continue; /* named by one appended just now, or no global holds it */
         if (append_variable(jfd, sc, &v)) {
             snprintf(r->problem, sizeof r->problem, "cannot append to the journal: %s", strerror(errno));
@@ -313,8 +313,8 @@ static int name_all(scan *sc, const char *journal, tr_names_report *r)
     if (jfd >= 0)
         close(jfd);
     tr_symbols_close(s);
-    free(todo_vars);
-    free(todo);
+    free(pending_vars);
+    free(pending);
     free(files);
     return rc;
 }
