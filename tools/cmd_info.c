@@ -136,6 +136,8 @@ int cmd_info(int argc, char **argv)
         fputc('\n', stdout);
         tr_info_omp(stdout, &o);
         fputc('\n', stdout);
+        tr_info_gpu(stdout);
+        fputc('\n', stdout);
         tr_info_mpi(stdout, &o);
         fputc('\n', stdout);
         tr_info_config(stdout, environ);

@@ -1,5 +1,5 @@
 /* info.h - the engines behind `tracer info`, one per file:
- * info_omp.c (OpenMP runtime and devices), info_mpi.c (MPI library and
+ * info_omp.c (OpenMP runtime and devices), info_gpu.c (the GPU driver), info_mpi.c (MPI library and
  * MPI_T), info_config.c (the TRACER_* table), info_child.c (running a probe
  * in a forked child) and find_lib.c (where libtracer.so is). */
 #ifndef TRACER_TOOLS_INFO_H
@@ -31,6 +31,10 @@ int tr_info_in_child(int (*probe)(void *arg, FILE *out), void *arg, FILE *dest, 
 /* Each prints its section to @out; none fails the command. */
 void tr_info_omp(FILE *out, const struct tr_info_opts *o);
 void tr_info_mpi(FILE *out, const struct tr_info_opts *o);
+/* The CUDA driver libomptarget's plugin would load, and its devices with
+ * the type the plugin reports (sm_NN): GPUs the OpenMP section cannot list
+ * without a program's image for them. */
+void tr_info_gpu(FILE *out);
 /* The TRACER_* table with each variable's value in @envp and its source, and
  * the unknown TRACER_* names in @envp with the closest known one. */
 void tr_info_config(FILE *out, char *const *envp);

@@ -256,7 +256,7 @@ static int probe_body(void *arg, FILE *out)
         fputs("  devices: none\n", out);
     else
         fprintf(out, "  devices: %d, %u initialised%s\n", ndev, seen,
-                target && HOST_MACHINE != EM_NONE ? " (host devices only: a GPU shows up when a program brings an image for it)" : "");
+                target && HOST_MACHINE != EM_NONE ? " (host devices only: a GPU shows up when a program brings an image for it; GPU drivers below)" : "");
     for (unsigned k = 0; k < seen && device(k, &num, &type) == 0; k++)
         fprintf(out, "    device %d: %s\n", num, type ? type : "?");
     if (unregister && images[0].image_start)
