@@ -2,7 +2,7 @@
 """Offload programs built for sm_80, run by LLVM 19's real CUDA plugin on
 tests/fakecuda (a CUDA driver test double), or on a real GPU's driver.
 
-  test_fakecuda.py CASE      CASE: offload, devices, crash, mpi, fail, info
+  test_fakecuda.py CASE      CASE: offload, devices, crash, mpi, fail, fail_copy, info
 
 Ground truth is libomptarget's own log (LIBOMPTARGET_INFO=0x38: map entries
 created and removed, every copy with its host and device address, size and
@@ -475,6 +475,48 @@ def case_fail(c):
         r.cleanup()
 
 
+def case_fail_copy(c):
+    """The double fails a copy to the device: libomptarget aborts; the
+    recovered trace holds the failed transfer and the ops before it, as the
+    log shows them, and the construct the runtime aborted in, incomplete. A failed allocation, which the
+    plugin's memory manager retries after freeing its cache, leaves a run
+    whose trace still matches the log op for op."""
+    if not fake_dir():
+        print("fail_copy: needs the double's error injection; nothing to do on a real driver")
+        return
+    binary = h.env_path("TEST_GPU_STEPS_BIN")
+    r = Run("fail-copy")
+    try:
+        p = r.run([binary, "4"], extra={"FAKECUDA_FAIL": "htod=2"})
+        err = p.stderr.decode(errors="replace")
+        c.check(p.returncode != 0, "the runtime ends the program when a copy fails (rc %d)" % p.returncode)
+        c.check("injected failure: htod call 2" in err, "the double's injection line")
+        q = subprocess.run([h.env_path("TEST_TRACER_CLI"), "recover", r.out], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=h.base_env(), timeout=120)
+        r.procs.append((["tracer", "recover"], q))
+        c.equal(q.returncode, 0, "tracer recover exit code")
+        t = h.open_checked_trace(c, "fail copy", os.path.join(r.out, "traces.otf2"))
+        if t is not None:
+            log = Log(err)
+            check_against_log(c, "fail copy", t, log, globals_=("gvec",), ndevices=1)
+            inc = [ev.region.canonical_name for _, ev in t.incomplete_leaves()]
+            # OMPT ends the failed transfer (it has no status to report);
+            # the construct never ends: the runtime aborts inside it
+            c.equal(inc, ["target enter data"], "regions left open by the failed copy (incomplete)")
+        p = r.run([binary, "4"], extra={"FAKECUDA_FAIL": "alloc=3"})
+        err = p.stderr.decode(errors="replace")
+        c.equal(p.returncode, 0, "exit code when an allocation fails once (retried)")
+        c.check("injected failure: alloc call 3" in err, "the double's injection line (alloc)")
+        t = h.open_checked_trace(c, "fail alloc", os.path.join(r.out + ".1", "traces.otf2"))
+        if t is not None:
+            check_against_log(c, "fail alloc", t, Log(err), globals_=("gvec",), ndevices=1)
+            c.check(not t.incomplete_leaves(), "fail alloc: incomplete regions")
+    finally:
+        if c.failures:
+            r.show()
+        r.cleanup()
+
+
 def case_info(c):
     """`tracer info` names the CUDA devices and their type."""
     cli = h.env_path("TEST_TRACER_CLI")
@@ -498,7 +540,7 @@ def case_info(c):
 
 
 CASES = {"offload": case_offload, "devices": case_devices, "crash": case_crash, "mpi": case_mpi,
-         "fail": case_fail, "info": case_info}
+         "fail": case_fail, "fail_copy": case_fail_copy, "info": case_info}
 
 
 def main():
