@@ -60,6 +60,7 @@ typedef struct tr_config {
     int mode;                         /* enum tr_mode: read by the writer, from the journal */
     tr_ranges devices, ranks;
     uint64_t min_bytes;
+    uint64_t hash_max;  /* TRACER_HASH: transfers up to this many bytes are hashed; 0 none */
     tr_globs regions, mpit_events;
     int64_t mpit_level;
     uint64_t buffer_size, max_memory, flush_interval_ns;

@@ -13,6 +13,7 @@ void tr_filter_freeze(const tr_config *cfg)
         if (tr_ranges_contains(&cfg->devices, d))
             f.dev_mask[d >> 6] |= 1ull << (d & 63);
     f.min_bytes = cfg->min_bytes;
+    f.hash_max = cfg->hash_max;
     f.ompt = cfg->ompt;
     tr_flt = f;
 }

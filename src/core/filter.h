@@ -15,6 +15,7 @@ typedef struct tr_filter {
     int dev_all;
     uint64_t dev_mask[4]; /* devices 0..255; larger numbers take the slow path */
     uint64_t min_bytes;
+    uint64_t hash_max;    /* TRACER_HASH */
     uint32_t ompt;        /* TR_OMPT_* */
 } tr_filter;
 

@@ -15,8 +15,9 @@ enum tr_rec_type {
     TR_REC_DATA_OP,       /* id=host_op_id sub=optype dev=src dev2=dst
                            * begin: u0=target_id u1=src u2=dst u3=bytes
                            * end:   u0=codeptr   u1=src u2=dst u3=bytes
-                           * (8-byte transfer to a device: end u1 = the 8 bytes
-                           * written, the address a link pointer receives) */
+                           * (a copy of at most 8 bytes from the host to a device:
+                           * end aux=TR_DATA_OP_VALUE, u1 = the bytes written; at 8
+                           * bytes, the address a link pointer receives) */
     TR_REC_SUBMIT,        /* id=host_op_id dev=device u0=target_id u1=target codeptr aux=teams */
     TR_REC_DEVICE_INIT,   /* dev, u0=(const char *) type, copied */
     TR_REC_DEVICE_FINI,   /* dev */
@@ -38,6 +39,8 @@ enum tr_rec_type {
     TR_REC_MPI_CALL,      /* an interposed MPI call: id=enum tr_mpi_call, begin/end; end: u0=return code */
     TR_REC_OMP,           /* a host OpenMP event (TRACER_OMPT host_states): sub=enum tr_omp_event,
                            * fields per event below */
+    TR_REC_DATA_HASH,     /* the content hash of a transfer's host bytes: id=host_op_id of the transfer
+                           * u0=XXH3 64-bit hash u1=bytes hashed (TRACER_HASH) */
     TR_REC_TYPE_COUNT
 };
 
@@ -95,6 +98,9 @@ enum {
  * continuation. */
 #define TR_MPIT_HEAD_SLOTS 3
 #define TR_MPIT_MORE_SLOTS 4
+
+/* TR_REC_DATA_OP aux: the end record's u1 holds the bytes copied, not the source address. */
+#define TR_DATA_OP_VALUE 1u
 
 typedef struct tr_record {
     uint64_t time;  /* raw clock ticks, see clock.h */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "journal/data_op.h"
 #include "model/device_model.h"
 #include "model/host_thread.h"
@@ -24,6 +26,19 @@ static void rma(tr_host *h, uint8_t kind, uint32_t window, uint64_t bytes, uint6
 {
     tr_mev e = {.kind = kind, .window = window, .remote = 0, .bytes = bytes, .matching = id};
     tr_host_emit(h, &e, t);
+}
+
+/* The XXH3 hash of the host bytes transfer @r moved, when the run took it
+ * (TRACER_HASH): a copy to the device of at most 8 bytes carries its value
+ * in its end record (ompt_callbacks.c), whose hash is computed here. */
+static int content_hash(const tr_model *m, const tr_record *r, const tr_record *end, uint64_t *hash)
+{
+    if (tr_optype_is_to_device(r->sub) && end && (end->aux & TR_DATA_OP_VALUE) && end->u[3] <= 8) {
+        *hash = XXH3_64bits(&end->u[1], end->u[3]);
+        return 1;
+    }
+    return (tr_optype_is_to_device(r->sub) || tr_optype_is_from_device(r->sub)) && r->id &&
+           tr_u64map_get(&m->hashes, r->id, hash);
 }
 
 static void data_op(tr_host *h, const tr_record *r, const tr_record *end)
@@ -48,6 +63,9 @@ static void data_op(tr_host *h, const tr_record *r, const tr_record *end)
     tr_host_attr(h, TR_ATTR_BYTES, bytes);
     if (end && end->u[0])
         tr_host_attr(h, TR_ATTR_CODEPTR, end->u[0]);
+    uint64_t hash;
+    if (content_hash(p->m, r, end, &hash))
+        tr_host_attr(h, TR_ATTR_CONTENT_HASH, hash);
     /* The host side of the op, named when it is a global variable. */
     uint64_t host = freed.has_host ? freed.host : tr_data_op_host_addr(r);
     const tr_jvariable *var = host ? tr_journal_variable_at(p->m->jd, host, r->time) : 0;

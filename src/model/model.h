@@ -75,6 +75,7 @@ typedef struct tr_model {
     uint64_t lost;           /* events dropped in drop mode */
     uint64_t target_maps;
     tr_link_model links;     /* declare-target-link mappings */
+    tr_u64map hashes;        /* host_op_id of a transfer -> XXH3 of its host bytes (TRACER_HASH) */
     tr_mpit_model mpit;      /* MPI_T events, one stream per source (after the pass) */
     tr_collected mpit_kept;  /* per stream, the MPI_T records the pass copied (mpit points into them) */
 } tr_model;

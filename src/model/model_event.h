@@ -57,6 +57,7 @@ enum tr_attr {
     TR_ATTR_OMP_ARG,
     TR_ATTR_OMP_ARG2,
     TR_ATTR_THREAD,
+    TR_ATTR_CONTENT_HASH,
     TR_ATTR_COUNT
 };
 

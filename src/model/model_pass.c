@@ -61,16 +61,33 @@ static int link_wanted(const tr_record *r)
             (tr_optype_is_to_device(r->sub) && r->u[3] == 8));
 }
 
-/* Whether a mapping's reference pointer is ever written needs the whole
- * run: a journal that names link variables has its data op ends read
- * before the pass, into the link model. */
-static int link_prepass(tr_model *m)
+/* Whether the run hashed its transfers (TRACER_HASH, as its journal
+ * records the configuration; unset means the default, which hashes). */
+static int run_hashed(const tr_journal_data *jd)
+{
+    static const char key[] = "TRACER_HASH=";
+    for (uint32_t i = 0; i < jd->nconfig; i++) {
+        const char *c = jd->config[i];
+        if (c && !strncmp(c, key, sizeof key - 1)) {
+            const char *v = c + sizeof key - 1;
+            return !(v[0] == '0' && (!v[1] || v[1] == ' '));
+        }
+    }
+    return 1;
+}
+
+/* What needs the whole run, read before the pass: whether a link
+ * mapping's reference pointer is ever written (a journal that names link
+ * variables has its data op ends read into the link model), and the
+ * content hash of each transfer, which a copy from the device gets only
+ * at the end of its construct (ompt_callbacks.c). */
+static int data_prepass(tr_model *m)
 {
     const tr_journal_data *jd = m->jd;
-    int any = 0;
+    int links = 0, hashes = run_hashed(jd);
     for (uint32_t i = 0; i < jd->nvariables; i++)
-        any |= jd->variables[i].ref_ptr != 0;
-    if (!any)
+        links |= jd->variables[i].ref_ptr != 0;
+    if (!links && !hashes)
         return 0;
     tr_collected ops = {.streams = calloc(m->nstreams ? m->nstreams : 1, sizeof *ops.streams),
                         .nstreams = m->nstreams};
@@ -88,7 +105,12 @@ static int link_prepass(tr_model *m)
         size_t cap = 0;
         tr_stream *st = &ops.streams[s];
         for (const tr_record *r; !rc && (r = tr_stream_cursor_next(c));) {
-            if (!link_wanted(r))
+            if (r->type == TR_REC_DATA_HASH) {
+                if (r->id && tr_u64map_put(&m->hashes, r->id, r->u[0]))
+                    rc = -1;
+                continue;
+            }
+            if (!links || !link_wanted(r))
                 continue;
             if (tr_grow((void **)&st->rec, &cap, st->n, sizeof *st->rec, 16))
                 rc = -1;
@@ -97,7 +119,7 @@ static int link_prepass(tr_model *m)
         }
         tr_stream_cursor_close(c);
     }
-    if (!rc)
+    if (!rc && links)
         rc = tr_link_model_build(jd, &ops, &m->links);
     tr_collected_free(&ops);
     return rc;
@@ -284,7 +306,7 @@ int tr_model_run(tr_model *m, tr_model_sink sink)
     tr_pass p;
     memset(&p, 0, sizeof p);
     p.m = m;
-    int rc = link_prepass(m) || pass_init(&p, m, sink) ? -1 : 0;
+    int rc = data_prepass(m) || pass_init(&p, m, sink) ? -1 : 0;
     if (!rc && p.nheap) {
         /* The program began at the first event of the run. */
         m->t_min = p.heap[0].time;

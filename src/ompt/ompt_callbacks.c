@@ -6,6 +6,7 @@
 #include "ompt/ompt_callbacks.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@
 #include "core/lifecycle.h"
 #include "ompt/ompt_phase.h"
 #include "tracer.h"
+
+#define XXH_INLINE_ALL /* the hot path calls XXH3 without a PLT hop */
+#include <xxhash.h>
 
 /* target_submit carries no device number; the enclosing target construct on
  * this thread does. */
@@ -116,12 +120,91 @@ void tr_ompt_device_unload(int device_num, uint64_t module_id)
     tr_buf_commit();
 }
 
+/* ---- content hashes of transfers (TRACER_HASH) ----------------------------
+ *
+ * The report names a transfer that moves bytes the device already holds
+ * (docs/trace-model.md, "Data mapping advice"); that takes a hash of the
+ * host bytes each transfer moves. A copy to the device is hashed at its end
+ * (the runtime has read its source by then and the program cannot have
+ * changed it). A copy from the device is NOT complete at its end callback
+ * on a GPU: libomptarget queues it on the device's stream and waits for the
+ * stream at the end of the construct (measured on the CUDA plugin: the end
+ * callback saw the old host bytes, the construct's end the new ones). So
+ * its hash is taken at the end of the target construct it belongs to, from
+ * a short per-thread list; one outside a construct, or beyond the list, gets
+ * no hash, never a wrong one. Only host memory is read: the host side of a
+ * copy is the host device, whose number the first alloc tells (an alloc's
+ * source is always the host). */
+static int host_device_num = INT_MIN;
+
+static inline int copies_to_device(ompt_target_data_op_t t)
+{
+    return t == ompt_target_data_transfer_to_device || t == ompt_target_data_transfer_to_device_async;
+}
+static inline int copies_from_device(ompt_target_data_op_t t)
+{
+    return t == ompt_target_data_transfer_from_device || t == ompt_target_data_transfer_from_device_async;
+}
+
+#define PENDING_HASHES 32
+static __thread struct pending_hash {
+    uint64_t op;
+    const void *host;
+    size_t bytes;
+} pending_hashes[PENDING_HASHES] __attribute__((tls_model("initial-exec")));
+static __thread unsigned npending_hashes __attribute__((tls_model("initial-exec")));
+static __thread unsigned target_depth __attribute__((tls_model("initial-exec")));
+
+static void record_hash(uint64_t op, const void *host, size_t bytes)
+{
+    uint64_t hash = XXH3_64bits(host, bytes);
+    uint64_t t = tr_clock_ticks();
+    tr_record *r = tr_buf_reserve();
+    if (!r)
+        return;
+    *r = (tr_record){.time = t, .type = TR_REC_DATA_HASH, .phase = TR_PHASE_POINT, .id = op,
+                     .u = {hash, bytes, 0, 0}};
+    tr_buf_commit();
+}
+
+static void flush_pending_hashes(void)
+{
+    for (unsigned i = 0; i < npending_hashes; i++)
+        record_hash(pending_hashes[i].op, pending_hashes[i].host, pending_hashes[i].bytes);
+    npending_hashes = 0;
+}
+
+/* At a transfer's end: hash it now, later, or not at all. A copy to the
+ * device of 8 bytes or fewer needs no hash: its end record carries the
+ * value itself. */
+static inline void hash_transfer(uint64_t op, ompt_target_data_op_t optype, void *src, int src_dev, void *dst,
+                                 int dst_dev, size_t bytes)
+{
+    if (!bytes || bytes > tr_flt.hash_max || !op)
+        return;
+    int host = __atomic_load_n(&host_device_num, __ATOMIC_RELAXED);
+    if (copies_to_device(optype)) {
+        if (src_dev == host && src && bytes > 8)
+            record_hash(op, src, bytes);
+    } else if (copies_from_device(optype) && dst_dev == host && dst && target_depth &&
+               npending_hashes < PENDING_HASHES) {
+        pending_hashes[npending_hashes++] = (struct pending_hash){op, dst, bytes};
+    }
+}
+
 static inline void record_target(ompt_target_t kind, uint8_t phase, int device_num, uint64_t target_id,
                                  const void *codeptr_ra)
 {
     if (phase == TR_PHASE_BEGIN) {
         cur_target_device = device_num;
         cur_target_codeptr = (uintptr_t)codeptr_ra;
+        target_depth++;
+    } else if (phase == TR_PHASE_END) {
+        /* The construct's copies from the device have landed: hash them. */
+        if (npending_hashes)
+            flush_pending_hashes();
+        if (target_depth)
+            target_depth--;
     }
     /* Registered also for kernels (the device of a submit comes from here). */
     if (!(tr_flt.ompt & TR_OMPT_CONSTRUCTS) || !tr_filter_device(device_num))
@@ -176,10 +259,17 @@ static inline void record_data_op(uint8_t phase, uint64_t target_id, uint64_t op
     r->u[1] = (uintptr_t)src_addr;
     /* The value an 8-byte transfer writes is how a declare-target-link
      * pointer on the device learns its storage; the begin record keeps the
-     * source address, so the end record carries the value. */
-    if (__builtin_expect(bytes == 8, 0) && phase == TR_PHASE_END && src_addr &&
-        (optype == ompt_target_data_transfer_to_device || optype == ompt_target_data_transfer_to_device_async))
-        memcpy(&r->u[1], src_addr, 8);
+     * source address, so the end record carries the value. A shorter
+     * transfer's value is carried the same way: its content hash is
+     * computed from it when the trace is written (TR_DATA_OP_VALUE). Only
+     * host memory is read: the source must be the host device. */
+    if (__builtin_expect(bytes <= 8, 0) && phase == TR_PHASE_END && src_addr && bytes &&
+        src_device_num == __atomic_load_n(&host_device_num, __ATOMIC_RELAXED) &&
+        (optype == ompt_target_data_transfer_to_device || optype == ompt_target_data_transfer_to_device_async)) {
+        r->u[1] = 0;
+        memcpy(&r->u[1], src_addr, bytes);
+        r->aux = TR_DATA_OP_VALUE;
+    }
     r->u[2] = (uintptr_t)dest_addr;
     r->u[3] = bytes;
     tr_buf_commit();
@@ -238,8 +328,13 @@ void tr_ompt_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *tar
                !keep_data_op(optype, src_device_num, dest_device_num, bytes)) {
         return;
     }
+    if (__builtin_expect(host_device_num == INT_MIN, 0) &&
+        (optype == ompt_target_data_alloc || optype == ompt_target_data_alloc_async))
+        __atomic_store_n(&host_device_num, src_device_num, __ATOMIC_RELAXED);
     record_data_op(tr_phase_of(endpoint), target_data ? target_data->value : 0, op, optype, src_addr,
                    src_device_num, dest_addr, dest_device_num, bytes, codeptr_ra);
+    if (endpoint == ompt_scope_end && tr_flt.hash_max)
+        hash_transfer(op, optype, src_addr, src_device_num, dest_addr, dest_device_num, bytes);
 }
 
 static inline void record_submit(uint8_t phase, uint64_t target_id, uint64_t op_id, unsigned int teams)
