@@ -61,8 +61,9 @@ static int link_wanted(const tr_record *r)
             (tr_optype_is_to_device(r->sub) && r->u[3] == 8));
 }
 
-/* Whether the run hashed its transfers (TRACER_HASH, as its journal
- * records the configuration; unset means the default, which hashes). */
+/* Whether the run may have hashed transfers (TRACER_HASH, as its journal
+ * records the configuration; unset means the default, which hashes): then
+ * the hash records are read before the pass. */
 static int run_hashed(const tr_journal_data *jd)
 {
     static const char key[] = "TRACER_HASH=";

@@ -261,14 +261,15 @@ static inline void record_data_op(uint8_t phase, uint64_t target_id, uint64_t op
      * pointer on the device learns its storage; the begin record keeps the
      * source address, so the end record carries the value. A shorter
      * transfer's value is carried the same way: its content hash is
-     * computed from it when the trace is written (TR_DATA_OP_VALUE). Only
+     * computed from it when the trace is written (TR_DATA_OP_VALUE, set
+     * within TRACER_HASH). Only
      * host memory is read: the source must be the host device. */
     if (__builtin_expect(bytes <= 8, 0) && phase == TR_PHASE_END && src_addr && bytes &&
         src_device_num == __atomic_load_n(&host_device_num, __ATOMIC_RELAXED) &&
         (optype == ompt_target_data_transfer_to_device || optype == ompt_target_data_transfer_to_device_async)) {
         r->u[1] = 0;
         memcpy(&r->u[1], src_addr, bytes);
-        r->aux = TR_DATA_OP_VALUE;
+        r->aux = bytes <= tr_flt.hash_max ? TR_DATA_OP_VALUE : 0;
     }
     r->u[2] = (uintptr_t)dest_addr;
     r->u[3] = bytes;
