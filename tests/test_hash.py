@@ -10,9 +10,9 @@ GPU, where the copy is still in flight, differs from the program's.
 
 Runs TEST_BIN (host offload) and, when built, TEST_GPU_BIN (sm_80 on the
 CUDA driver double, TEST_FAKECUDA_DIR):
-  default      every transfer carries the program's hash
+  TRACER_HASH=1G     every transfer carries the program's hash
   TRACER_HASH=8      only the 8- and 4-byte transfers (values) do
-  TRACER_HASH=0      none does
+  TRACER_HASH=0, and the default: none does
 """
 import os
 import shutil
@@ -80,9 +80,10 @@ def main():
     else:
         print("NOTE: no sm_80 build (%s): host offload only" % os.environ.get("TEST_CUDA_SKIP", "?"))
     for what, binary, env in runs:
-        check(c, what, binary, env, None)
+        check(c, what + ", TRACER_HASH=1G", binary, dict(env, TRACER_HASH="1G"), None)
         check(c, what + ", TRACER_HASH=8", binary, dict(env, TRACER_HASH="8"), 8)
         check(c, what + ", TRACER_HASH=0", binary, dict(env, TRACER_HASH="0"), -1)
+        check(c, what + ", default", binary, env, -1)
     c.finish(None)
 
 

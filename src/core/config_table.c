@@ -32,9 +32,10 @@ const tr_cfg_var tr_cfg_vars[] = {
     {"TRACER_DEVICES", TR_CFG_RANGES, "all", "OpenMP device numbers to trace, e.g. 0-3,8", 0, 0, 0, F(devices)},
     {"TRACER_MIN_BYTES", TR_CFG_SIZE, "0",
      "Smaller transfers are counted in totals but not recorded one by one", 0, 0, 0, F(min_bytes)},
-    {"TRACER_HASH", TR_CFG_SIZE, "1G",
-     "Hash the bytes of transfers up to this size, so the report can name duplicate transfers and round trips "
-     "(0: none)", 0, 0, 0, F(hash_max)},
+    {"TRACER_HASH", TR_CFG_SIZE, "0",
+     "Hash the bytes of transfers up to this size (e.g. 1G), attribute content_hash: a transfer of bytes the "
+     "device already holds shows as the same hash (0: none; costs about one more read of the bytes)",
+     0, 0, 0, F(hash_max)},
     {"TRACER_RANKS", TR_CFG_RANGES, "all", "MPI ranks to trace, e.g. 0,4-7 (rank from the launcher)", 0, 0, 0,
      F(ranks)},
     {"TRACER_REGIONS", TR_CFG_GLOBS, "*", "User regions (tracer.h) to record; !pattern excludes", 0, 0, 0,

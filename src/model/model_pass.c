@@ -62,8 +62,8 @@ static int link_wanted(const tr_record *r)
 }
 
 /* Whether the run may have hashed transfers (TRACER_HASH, as its journal
- * records the configuration; unset means the default, which hashes): then
- * the hash records are read before the pass. */
+ * records the configuration; a journal from before TRACER_HASH has none):
+ * then the hash records are read before the pass. */
 static int run_hashed(const tr_journal_data *jd)
 {
     static const char key[] = "TRACER_HASH=";
@@ -74,7 +74,7 @@ static int run_hashed(const tr_journal_data *jd)
             return !(v[0] == '0' && (!v[1] || v[1] == ' '));
         }
     }
-    return 1;
+    return 0;
 }
 
 /* What needs the whole run, read before the pass: whether a link
