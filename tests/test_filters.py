@@ -52,6 +52,7 @@ NT, R = 2, 100
 DEFAULTS = {
     "TRACER_ENABLE": "1", "TRACER_OUTPUT": "./tracer-<exe>-<date>-<pid>", "TRACER_VERBOSE": "0",
     "TRACER_STRICT": "0", "TRACER_OMPT": "all", "TRACER_MODE": "user", "TRACER_DEVICES": "all", "TRACER_MIN_BYTES": "0",
+    "TRACER_HASH": "0",
     "TRACER_RANKS": "all", "TRACER_REGIONS": "*", "TRACER_MPIT_EVENTS": "*",
     "TRACER_MPIT_LEVEL": "9", "TRACER_BUFFER_SIZE": "4M", "TRACER_MAX_MEMORY": "64M",
     "TRACER_ON_FULL": "block", "TRACER_FLUSH_INTERVAL": "1s", "TRACER_KEEP_JOURNAL": "0",
