@@ -192,7 +192,8 @@ static void on_delete(state *s, size_t i, const tr_advice_op *o, uint64_t epoch)
             continue;
         a->live = 0;
         if (a->epoch == epoch) {
-            flag(s, a->alloc_op, TR_ADVICE_UNUSED_ALLOCATION);
+            /* Not needed at all outranks needed only once. */
+            s->cat[a->alloc_op] = TR_ADVICE_UNUSED_ALLOCATION;
             flag(s, i, TR_ADVICE_UNUSED_ALLOCATION);
         }
         for (size_t j = 0; j < a->nc; j++)

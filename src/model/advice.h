@@ -63,8 +63,10 @@ typedef struct tr_advice_op {
 
 /* Finds the patterns in @ops (any order; sorted here by time, then given
  * order) and writes, for each, the category of the op it flags into
- * @category[i] (TR_ADVICE_NONE elsewhere). An op gets one category, the
- * first that applies in the enum's order. Returns 0, -1 out of memory. */
+ * @category[i] (TR_ADVICE_NONE elsewhere). An op gets one category: the
+ * first found, except that an allocation found unused at its delete is
+ * unused_allocation even when it was also a repeat (the delete carries the
+ * category too). Returns 0, -1 out of memory. */
 int tr_advice_run(tr_advice_op *ops, size_t n, uint8_t *category);
 
 #endif

@@ -191,6 +191,9 @@ static const struct {
                              OTF2_TYPE_UINT64},
     [TR_ATTR_FILE] = {"file", "device_load file name", OTF2_TYPE_STRING},
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
+    [TR_ATTR_ADVICE] = {"advice", "data mapping advice: the pattern this data op belongs to (duplicate_transfer, "
+                                  "round_trip, repeated_allocation, unused_allocation, unused_transfer)",
+                        OTF2_TYPE_STRING},
     [TR_ATTR_CONTENT_HASH] = {"content_hash", "XXH3 64-bit hash of the host bytes a transfer moved (TRACER_HASH)",
                               OTF2_TYPE_UINT64},
     [TR_ATTR_INCOMPLETE] = {TRV_ATTR_INCOMPLETE, "1: begin seen, end never came; closed by tracer. 2: the same, in a team the OpenMP runtime forked for itself (hidden helpers), not the program's", OTF2_TYPE_UINT8},

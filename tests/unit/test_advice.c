@@ -61,6 +61,7 @@ int main(void)
         {A, 0, 0, N_}, {T, 0, 11, N_}, {K, 0, 0, N_}, {F, 0, 12, N_}, {D, 0, 0, N_},
         {A, 0, 0, REP}, {T, 0, 14, N_}, {K, 0, 0, N_}, {F, 0, 15, N_}, {D, 0, 0, N_});
     RUN("unused allocation: alloc and release around no kernel", {A, 0, 0, UA}, {D, 0, 0, UA});
+    RUN("unused outranks repeated", {A, 0, 0, UA}, {D, 0, 0, UA}, {A, 0, 0, UA}, {D, 0, 0, UA});
     RUN("unused transfer: overwritten before a kernel", {A, 0, 0, N_}, {T, 0, 11, UT}, {T, 0, 12, N_},
         {K, 0, 0, N_}, {D, 0, 0, N_});
     RUN("unused transfer and allocation: map to, exit data, no kernel", {A, 0, 0, UA}, {T, 0, 11, UT},
