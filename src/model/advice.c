@@ -240,8 +240,10 @@ static int on_from(state *s, const tr_advice_op *o, uint64_t epoch)
     content *c = content_of(a, o->host, o->bytes, &fresh);
     if (!c)
         return -1;
-    /* What came back is what the device holds now; the copy that put it
-     * there was used if a kernel ran since (else it stays a candidate). */
+    /* What came back is what the device holds now. The copy that put it
+     * there was used: reading it back is a use (without that copy, the
+     * host would get the device's older bytes). */
+    c->to_op = SIZE_MAX;
     c->hash = o->hash;
     c->has_hash = o->has_hash;
     c->epoch = epoch;

@@ -17,8 +17,9 @@
  *                        device while it lived;
  *   unused_transfer      a copy to the device overwritten by another copy
  *                        to the same range, or freed, before any kernel ran
- *                        on the device (an overwrite by the same bytes is
- *                        the later copy's duplicate, not this one's waste).
+ *                        on the device or any copy read the range back (an
+ *                        overwrite by the same bytes is the later copy's
+ *                        duplicate, not this one's waste).
  *
  * A kernel counts as using everything on its device: tracer cannot see what
  * a kernel reads or writes, so nothing a kernel may need is ever flagged.

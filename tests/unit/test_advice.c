@@ -72,6 +72,8 @@ int main(void)
         {D, 0, 0, UA});
     RUN("no hash: no duplicate claimed; the overwritten copy was unused either way", {A, 0, 0, N_},
         {T, 0, 0, UT}, {T, 0, 0, N_}, {K, 0, 0, N_}, {D, 0, 0, N_});
+    RUN("clean transfer: the last update to is read back at the end of target data", {A, 0, 0, N_},
+        {T, 0, 11, N_}, {K, 0, 0, N_}, {F, 0, 12, N_}, {T, 0, 13, N_}, {F, 0, 13, N_}, {D, 0, 0, N_});
     RUN("one target data around many kernels", {A, 0, 0, N_}, {T, 0, 11, N_}, {K, 0, 0, N_},
         {K, 0, 0, N_}, {K, 0, 0, N_}, {F, 0, 12, N_}, {D, 0, 0, N_});
     if (failures) {
