@@ -178,9 +178,9 @@ static const struct {
     [TR_ATTR_HOST_OP_ID] = {"host_op_id", "id of this operation, unique in the process", OTF2_TYPE_UINT64},
     [TR_ATTR_CODEPTR] = {"codeptr_ra", "return address of the runtime entry point", OTF2_TYPE_UINT64},
     [TR_ATTR_OPTYPE] = {"optype", "ompt_target_data_op_t value", OTF2_TYPE_UINT32},
-    [TR_ATTR_SRC_ADDR] = {"src_addr", "source address", OTF2_TYPE_UINT64},
+    [TR_ATTR_SRC_ADDR] = {TRV_ATTR_SRC_ADDR, "source address", OTF2_TYPE_UINT64},
     [TR_ATTR_SRC_DEVICE] = {TRV_ATTR_SRC_DEVICE, "source device number", OTF2_TYPE_INT32},
-    [TR_ATTR_DST_ADDR] = {"dst_addr", "destination address, as reported at the end", OTF2_TYPE_UINT64},
+    [TR_ATTR_DST_ADDR] = {TRV_ATTR_DST_ADDR, "destination address, as reported at the end", OTF2_TYPE_UINT64},
     [TR_ATTR_DST_DEVICE] = {TRV_ATTR_DST_DEVICE, "destination device number (-1: none)", OTF2_TYPE_INT32},
     [TR_ATTR_BYTES] = {TRV_ATTR_BYTES, "bytes of the operation", OTF2_TYPE_UINT64},
     [TR_ATTR_TEAMS] = {"requested_teams", "requested_num_teams of the kernel", OTF2_TYPE_UINT32},
@@ -191,7 +191,7 @@ static const struct {
                              OTF2_TYPE_UINT64},
     [TR_ATTR_FILE] = {"file", "device_load file name", OTF2_TYPE_STRING},
     [TR_ATTR_DEVICE_TYPE] = {"device_type", "device_initialize type string", OTF2_TYPE_STRING},
-    [TR_ATTR_ADVICE] = {"advice", "data mapping advice: the pattern this data op belongs to (duplicate_transfer, "
+    [TR_ATTR_ADVICE] = {TRV_ATTR_ADVICE, "data mapping advice: the pattern this data op belongs to (duplicate_transfer, "
                                   "round_trip, repeated_allocation, unused_allocation, unused_transfer)",
                         OTF2_TYPE_STRING},
     [TR_ATTR_CONTENT_HASH] = {"content_hash", "XXH3 64-bit hash of the host bytes a transfer moved (TRACER_HASH)",
