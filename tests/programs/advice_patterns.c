@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < M; k++)
         a[k] = b[k] = c[k] = d[k] = k;
     for (int it = 0; it < n; it++) {
-#pragma omp target enter data map(to : a)
+#pragma omp target enter data map(to : a) /* ADVICE:a_enter */
 #pragma omp target update to(a) /* ADVICE:dup */
 #pragma omp target
         {
