@@ -78,6 +78,26 @@ def check_patterns(c, what, binary, src, env):
             c.check(g["time_ns"] > 0 and g["saved_time_ns"] == g["time_ns"], "%s: time of %s" % (what, g))
         if t is not None:
             c.equal(advice, st.advice_groups(t), "%s: advice vs the Python reader of the archive" % what)
+        # Perfetto and Chrome JSON: each flagged slice carries the category
+        # in its args, as in the archive (an unused allocation's delete too)
+        conv = os.path.join(tmp, "trace.json")
+        q = subprocess.run([h.env_path("TEST_TRACER_CLI"), "convert", "--format", "json", "-o", conv,
+                            os.path.join(tmp, "trace")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=h.base_env(), timeout=120)
+        c.equal(q.returncode, 0, "%s: tracer convert --format json" % what)
+        if q.returncode == 0:
+            with open(conv) as f:
+                events = json.load(f)
+            events = events.get("traceEvents", events) if isinstance(events, dict) else events
+            got_args = {}
+            for e in events:
+                cat = (e.get("args") or {}).get("advice")
+                if cat and e.get("ph") in ("X", "B"):
+                    got_args[cat] = got_args.get(cat, 0) + 1
+            want_args = {}
+            for cat, _, _, count in expected(src):
+                want_args[cat] = want_args.get(cat, 0) + count * (2 if cat == "unused_allocation" else 1)
+            c.equal(got_args, want_args, "%s: flagged slices per category in Chrome JSON" % what)
         n = sum(k[3] for k in expected(src))
         c.check(re.search(r"^data mapping: %d data operations to remove in 7 places; removing them saves "
                           r"[\d.]+ ms and %d bytes moved:$" % (n, (3 * N - 1) * BYTES), text, re.M),
