@@ -12,7 +12,8 @@ only read mapped data, so both give the same answer):
     line, variable, count, bytes), and equal to what the Python reader
     finds in the archive's flagged ops (attribute "advice");
   * the text report's "data mapping:" line;
-  * the clean program: no advice; the default (TRACER_HASH=0): no advice.
+  * the clean program: no advice; the default (TRACER_HASH=0): no advice;
+  * an MPICH job of 2 ranks (host offload): each rank's groups, by rank.
 """
 import json
 import os
@@ -109,6 +110,36 @@ def check_patterns(c, what, binary, src, env):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_mpi(c, src):
+    binary, mpiexec = os.environ.get("TEST_MPI_BIN"), os.environ.get("TEST_MPIEXEC")
+    if not binary or not mpiexec:
+        print("NOTE: no MPICH build: the job case is left out")
+        return
+    tmp = tempfile.mkdtemp(prefix="tracer-test-advice-mpi-")
+    out = os.path.join(tmp, "trace")
+    p = None
+    try:
+        p = h.run([mpiexec, "-n", "2", binary, str(N)], tmp, traced=True, output=out,
+                  extra_env={"TRACER_HASH": "1G", "HYDRA_LAUNCHER": "fork"}, timeout=180)
+        c.equal(p.returncode, 0, "mpi: mpiexec exit code")
+        q = subprocess.run([h.env_path("TEST_TRACER_CLI"), "summary", "--json", out], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=h.base_env(), timeout=120)
+        c.equal(q.returncode, 0, "mpi: summary --json exit code")
+        advice = json.loads(q.stdout.decode()).get("advice") if q.returncode == 0 else None
+        for rank in (0, 1):
+            got = sorted((g["category"], line_of(g["source"]), g["variable"], g["count"])
+                         for g in advice or [] if g["rank"] == rank)
+            c.equal(got, expected(src), "mpi: rank %d's advice groups" % rank)
+        c.equal(sorted({g["rank"] for g in advice or []}), [0, 1], "mpi: ranks in the advice")
+        t = h.open_checked_trace(c, "mpi", os.path.join(out, "traces.otf2"))
+        if t is not None:
+            c.equal(advice, st.advice_groups(t), "mpi: advice vs the Python reader of the job's archive")
+    finally:
+        if c.failures and p is not None:
+            print("stderr:", p.stderr.decode(errors="replace")[-3000:])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_clean(c, what, binary, env):
     tmp, js, text, t = traced(c, what, binary, dict(env, TRACER_HASH="1G"))
     c.equal(js.get("advice"), [], "%s: advice" % what)
@@ -129,6 +160,7 @@ def main():
     for what, patterns, clean, env in runs:
         check_patterns(c, what, patterns, src, env)
         check_clean(c, what + " clean", clean, env)
+    check_mpi(c, src)
     c.finish(None)
 
 

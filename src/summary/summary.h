@@ -150,6 +150,7 @@ struct tr_advice_group {
     char *category; /* "duplicate_transfer", "round_trip", ... (owned) */
     char *source;   /* the construct's region, e.g. "target update (app.c:34)"; NULL unknown (owned) */
     char *variable; /* the host variable where tracer knows it, else NULL (owned) */
+    int rank;       /* an MPI job's rank ("rank <N>" location group), -1 a single process */
     uint64_t count;   /* flagged ops (an unused allocation counts its alloc) */
     uint64_t bytes;   /* their bytes: moved, or allocated */
     uint64_t time_ns; /* their own time, an unused allocation's delete included: what removing them saves */

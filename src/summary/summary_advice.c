@@ -2,6 +2,7 @@
  * ops the writer flagged (attribute "advice", src/model/advice.h says what
  * each category means), grouped by category, construct and variable, with
  * the time they took, which is what removing them saves. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,13 @@ int tr_advice_enter(struct tr_state *st, struct tr_loc *l, struct tr_frame *f, O
     /* An allocation's delete names the device address it frees. */
     if (!tr_attr_u64(attrs, f->r->cls == TR_R_DELETE ? st->attr_src_addr : st->attr_dst_addr, &f->advice_addr))
         f->advice_addr = 0;
+    /* A job's archive: the rank, from the process's location group. */
+    f->advice_rank = -1;
+    const struct tr_group *pg = tr_find(&st->groups, sizeof *pg, l->group);
+    const char *gname = pg ? tr_str(st, pg->name) : NULL;
+    int rank;
+    if (gname && sscanf(gname, "rank %d", &rank) == 1 && rank >= 0)
+        f->advice_rank = rank;
     /* The construct the op belongs to is the region it is inside. */
     if (l->depth) {
         const struct tr_rgroup *g = &((const struct tr_rgroup *)st->rgroups.v)[l->stack[l->depth - 1].r->group];
@@ -56,8 +64,9 @@ int tr_advice_close(struct tr_state *st, const struct tr_frame *f, uint64_t incl
         return 0;
     }
     size_t k = 0;
-    while (k < out->n_advice && !(same(out->advice[k].category, f->advice) && same(out->advice[k].source, f->advice_source) &&
-                                  same(out->advice[k].variable, f->advice_var)))
+    while (k < out->n_advice &&
+           !(out->advice[k].rank == f->advice_rank && same(out->advice[k].category, f->advice) &&
+             same(out->advice[k].source, f->advice_source) && same(out->advice[k].variable, f->advice_var)))
         k++;
     if (k == out->n_advice) {
         struct tr_advice_group *v = realloc(out->advice, (k + 1) * sizeof *v);
@@ -65,7 +74,7 @@ int tr_advice_close(struct tr_state *st, const struct tr_frame *f, uint64_t incl
             return -1;
         out->advice = v;
         v[k] = (struct tr_advice_group){.category = copy(f->advice), .source = copy(f->advice_source),
-                                        .variable = copy(f->advice_var)};
+                                        .variable = copy(f->advice_var), .rank = f->advice_rank};
         out->n_advice++;
         if (!v[k].category || (f->advice_source && !v[k].source) || (f->advice_var && !v[k].variable))
             return -1;
@@ -90,6 +99,8 @@ static int by_time(const void *x, const void *y)
         return a->time_ns > b->time_ns ? -1 : 1;
     if (a->bytes != b->bytes)
         return a->bytes > b->bytes ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
     int c = strcmp(a->category, b->category);
     return c ? c : strcmp(a->source ? a->source : "", b->source ? b->source : "");
 }

@@ -137,6 +137,7 @@ struct tr_frame {
     size_t ompstat;        /* parallel regions: 1 + index into tr_state.ompstats */
     const char *advice;    /* data mapping advice: its category, NULL none (tr_state.strings) */
     const char *advice_var, *advice_source;
+    int advice_rank;
     uint64_t advice_bytes, advice_addr;
 };
 

@@ -78,8 +78,11 @@ static void tr_print_advice(FILE *fp, const struct tr_summary *s)
     fprintf(fp, "  %-20s %7s %12s %12s  %s\n", "category", "count", "bytes", "time us", "where (variable)");
     for (size_t i = 0; i < s->n_advice; i++) {
         const struct tr_advice_group *g = &s->advice[i];
-        fprintf(fp, "  %-20s %7llu %12llu %12.3f  %s", g->category, (unsigned long long)g->count,
-                (unsigned long long)g->bytes, (double)g->time_ns / 1e3, g->source ? g->source : "?");
+        fprintf(fp, "  %-20s %7llu %12llu %12.3f  ", g->category, (unsigned long long)g->count,
+                (unsigned long long)g->bytes, (double)g->time_ns / 1e3);
+        if (g->rank >= 0)
+            fprintf(fp, "rank %d: ", g->rank);
+        fputs(g->source ? g->source : "?", fp);
         if (g->variable)
             fprintf(fp, " (%s)", g->variable);
         fputc('\n', fp);
@@ -715,8 +718,12 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
             tr_json_string(fp, g->variable);
         else
             fputs("null", fp);
-        fprintf(fp, ",\"saved_time_ns\":%llu,\"saved_bytes\":%llu}", (unsigned long long)g->time_ns,
+        fprintf(fp, ",\"saved_time_ns\":%llu,\"saved_bytes\":%llu,\"rank\":", (unsigned long long)g->time_ns,
                 (unsigned long long)g->bytes);
+        if (g->rank >= 0)
+            fprintf(fp, "%d}", g->rank);
+        else
+            fputs("null}", fp);
     }
     fputc(']', fp);
     if (s->mpit_status[0]) {

@@ -354,9 +354,11 @@ def advice_groups(t):
                         groups[key]["time_ns"] += ticks
                     continue
                 source = region_key(stack[-1].region)[0] if stack else None
-                key = (cat, source, attr(enter, "variable"))
+                m = re.match(r"rank (\d+)$", loc.group.name or "")
+                rank = int(m.group(1)) if m else None
+                key = (cat, source, attr(enter, "variable"), rank)
                 g = groups.setdefault(key, {"category": cat, "count": 0, "bytes": 0, "time_ns": 0,
-                                            "source": source, "variable": key[2]})
+                                            "source": source, "variable": key[2], "rank": rank})
                 g["count"] += 1
                 g["bytes"] += attr(enter, "bytes", 0)
                 g["time_ns"] += ticks
@@ -366,5 +368,6 @@ def advice_groups(t):
     for g in groups.values():
         g["saved_time_ns"], g["saved_bytes"] = g["time_ns"], g["bytes"]
         out.append(g)
-    out.sort(key=lambda g: (-g["time_ns"], -g["bytes"], g["category"], g["source"] or ""))
+    out.sort(key=lambda g: (-g["time_ns"], -g["bytes"], -1 if g["rank"] is None else g["rank"],
+                            g["category"], g["source"] or ""))
     return out

@@ -13,9 +13,13 @@
  *            target reads d; exit data map(delete: d)
  *            -> N unused_transfer (the first copy, overwritten before the
  *               kernel), N-1 repeated_allocation
- * Lines marked ADVICE:<tag> are the constructs the report must name. */
+ * Lines marked ADVICE:<tag> are the constructs the report must name.
+ * Built with -DWITH_MPI it is an MPI program: every rank does the same. */
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef WITH_MPI
+#include <mpi.h>
+#endif
 
 #define M 512
 
@@ -24,6 +28,9 @@ double a[M], b[M], c[M], d[M];
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 5;
+#ifdef WITH_MPI
+    MPI_Init(&argc, &argv);
+#endif
     for (int k = 0; k < M; k++)
         a[k] = b[k] = c[k] = d[k] = k;
     for (int it = 0; it < n; it++) {
@@ -56,5 +63,8 @@ int main(int argc, char **argv)
 #pragma omp target exit data map(delete : d)
     }
     printf("advice_patterns: %d iterations\n", n);
+#ifdef WITH_MPI
+    MPI_Finalize();
+#endif
     return 0;
 }
