@@ -41,6 +41,10 @@ def expected(src):
         ("unused_allocation", m["unused"], "c", N),
         ("unused_transfer", m["wasted"], "d", N),
         ("repeated_allocation", m["wasted"], "d", N - 1),
+        ("round_trip", m["link"], "e", N - 1),
+        ("repeated_allocation", m["link"], "e", N - 1),
+        ("round_trip", m["nowait"], "f", N - 1),
+        ("repeated_allocation", m["nowait"], "f", N - 1),
     ])
 
 
@@ -100,8 +104,8 @@ def check_patterns(c, what, binary, src, env):
                 want_args[cat] = want_args.get(cat, 0) + count * (2 if cat == "unused_allocation" else 1)
             c.equal(got_args, want_args, "%s: flagged slices per category in Chrome JSON" % what)
         n = sum(k[3] for k in expected(src))
-        c.check(re.search(r"^data mapping: %d data operations to remove in 7 places; removing them saves "
-                          r"[\d.]+ ms and %d bytes moved:$" % (n, (3 * N - 1) * BYTES), text, re.M),
+        c.check(re.search(r"^data mapping: %d data operations to remove in 11 places; removing them saves "
+                          r"[\d.]+ ms and %d bytes moved:$" % (n, (5 * N - 3) * BYTES), text, re.M),
                 "%s: the report's data mapping line:\n%s" % (what, text))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -13,6 +13,11 @@
  *            target reads d; exit data map(delete: d)
  *            -> N unused_transfer (the first copy, overwritten before the
  *               kernel), N-1 repeated_allocation
+ *   link     target map(tofrom: e) reading e, e `declare target link`
+ *            -> N-1 round_trip, N-1 repeated_allocation (the reference
+ *               pointer's writes are not data of the program's)
+ *   nowait   target nowait map(tofrom: f) reading f; taskwait
+ *            -> N-1 round_trip, N-1 repeated_allocation
  * Lines marked ADVICE:<tag> are the constructs the report must name.
  * Built with -DWITH_MPI it is an MPI program: every rank does the same. */
 #include <stdio.h>
@@ -23,7 +28,8 @@
 
 #define M 512
 
-double a[M], b[M], c[M], d[M];
+double a[M], b[M], c[M], d[M], e[M], f[M];
+#pragma omp declare target link(e)
 
 int main(int argc, char **argv)
 {
@@ -32,7 +38,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
 #endif
     for (int k = 0; k < M; k++)
-        a[k] = b[k] = c[k] = d[k] = k;
+        a[k] = b[k] = c[k] = d[k] = e[k] = f[k] = k;
     for (int it = 0; it < n; it++) {
 #pragma omp target enter data map(to : a) /* ADVICE:a_enter */
 #pragma omp target update to(a) /* ADVICE:dup */
@@ -61,6 +67,19 @@ int main(int argc, char **argv)
             (void)t;
         }
 #pragma omp target exit data map(delete : d)
+
+#pragma omp target map(tofrom : e) /* ADVICE:link */
+        {
+            volatile double t = e[1];
+            (void)t;
+        }
+
+#pragma omp target map(tofrom : f) nowait /* ADVICE:nowait */
+        {
+            volatile double t = f[1];
+            (void)t;
+        }
+#pragma omp taskwait
     }
     printf("advice_patterns: %d iterations\n", n);
 #ifdef WITH_MPI
