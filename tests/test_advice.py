@@ -11,7 +11,8 @@ only read mapped data, so both give the same answer):
   * summary --json "advice": exactly the expected groups (category, source
     line, variable, count, bytes), and equal to what the Python reader
     finds in the archive's flagged ops (attribute "advice");
-  * the text report's "data mapping:" line;
+  * the text report's "data mapping:" line, also at the end of the run
+    with TRACER_SUMMARY=1;
   * the clean program: no advice; the default (TRACER_HASH=0): no advice;
   * an MPICH job of 2 ranks (host offload): each rank's groups, by rank.
 """
@@ -69,12 +70,14 @@ def traced(c, what, binary, env):
     text = subprocess.run([cli, "summary", out], stdout=subprocess.PIPE, env=h.base_env(),
                           timeout=120).stdout.decode()
     t = h.open_checked_trace(c, what, os.path.join(out, "traces.otf2"))
-    return tmp, js, text, t
+    return tmp, js, text, t, err
 
 
 def check_patterns(c, what, binary, src, env):
-    tmp, js, text, t = traced(c, what, binary, dict(env, TRACER_HASH="1G"))
+    tmp, js, text, t, err = traced(c, what, binary, dict(env, TRACER_HASH="1G", TRACER_SUMMARY="1"))
     try:
+        c.check(re.search(r"^data mapping: \d+ data operations to remove", err, re.M),
+                "%s: the data mapping section at the end of the run (TRACER_SUMMARY=1)" % what)
         advice = js.get("advice")
         got = sorted((g["category"], line_of(g["source"]), g["variable"], g["count"]) for g in advice or [])
         c.equal(got, expected(src), "%s: advice groups (category, line, variable, count)" % what)
@@ -109,7 +112,7 @@ def check_patterns(c, what, binary, src, env):
                 "%s: the report's data mapping line:\n%s" % (what, text))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    tmp, js, text, t = traced(c, what + ", default", binary, env)
+    tmp, js, text, t, err = traced(c, what + ", default", binary, env)
     c.equal(js.get("advice"), [], "%s, default (TRACER_HASH=0): advice" % what)
     shutil.rmtree(tmp, ignore_errors=True)
 
@@ -145,7 +148,7 @@ def check_mpi(c, src):
 
 
 def check_clean(c, what, binary, env):
-    tmp, js, text, t = traced(c, what, binary, dict(env, TRACER_HASH="1G"))
+    tmp, js, text, t, err = traced(c, what, binary, dict(env, TRACER_HASH="1G"))
     c.equal(js.get("advice"), [], "%s: advice" % what)
     c.check("data mapping:" not in text, "%s: a data mapping section in the report" % what)
     shutil.rmtree(tmp, ignore_errors=True)
