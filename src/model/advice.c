@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/sort.h"
 
 static const char *const names[TR_ADVICE_COUNT] = {
@@ -60,36 +61,22 @@ typedef struct state {
     size_t nr, capr;
     size_t *slots;        /* open addressing over r: index + 1, 0 empty */
     size_t nslots;
-    int *devs;            /* device numbers with an epoch */
-    uint64_t *epochs;
+    struct dev_epoch {
+        int device;
+        uint64_t epoch;   /* bumped by each launch on the device */
+    } *devs;
     size_t ndevs, capdevs;
 } state;
-
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 16;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 static uint64_t *epoch_of(state *s, int device)
 {
     for (size_t i = 0; i < s->ndevs; i++)
-        if (s->devs[i] == device)
-            return &s->epochs[i];
-    size_t cap = s->capdevs;
-    if (grow((void **)&s->devs, &cap, s->ndevs, sizeof *s->devs) ||
-        grow((void **)&s->epochs, &s->capdevs, s->ndevs, sizeof *s->epochs))
+        if (s->devs[i].device == device)
+            return &s->devs[i].epoch;
+    if (tr_grow((void **)&s->devs, &s->capdevs, s->ndevs, sizeof *s->devs, 4))
         return 0;
-    s->devs[s->ndevs] = device;
-    s->epochs[s->ndevs] = 1;
-    return &s->epochs[s->ndevs++];
+    s->devs[s->ndevs] = (struct dev_epoch){device, 1};
+    return &s->devs[s->ndevs++].epoch;
 }
 
 static size_t slot_of(const state *s, int device, uint64_t host, uint64_t bytes)
@@ -122,7 +109,7 @@ static size_t range_of(state *s, int device, uint64_t host, uint64_t bytes)
         if (r->device == device && r->host == host && r->bytes == bytes)
             return s->slots[k] - 1;
     }
-    if (grow((void **)&s->r, &s->capr, s->nr, sizeof *s->r))
+    if (tr_grow((void **)&s->r, &s->capr, s->nr, sizeof *s->r, 16))
         return SIZE_MAX;
     s->r[s->nr] = (range){.device = device, .host = host, .bytes = bytes};
     s->slots[k] = ++s->nr;
@@ -166,7 +153,7 @@ static content *content_of(allocation *a, uint64_t host, uint64_t bytes, int *fr
     *fresh = !hit;
     if (hit)
         return hit;
-    if (grow((void **)&a->c, &a->capc, a->nc, sizeof *a->c))
+    if (tr_grow((void **)&a->c, &a->capc, a->nc, sizeof *a->c, 16))
         return 0;
     a->c[a->nc] = (content){.host = host, .bytes = bytes, .to_op = SIZE_MAX};
     return &a->c[a->nc++];
@@ -175,7 +162,7 @@ static content *content_of(allocation *a, uint64_t host, uint64_t bytes, int *fr
 static int on_alloc(state *s, size_t i, const tr_advice_op *o, uint64_t epoch)
 {
     size_t r = range_of(s, o->device, o->host, o->bytes);
-    if (r == SIZE_MAX || grow((void **)&s->a, &s->capa, s->na, sizeof *s->a))
+    if (r == SIZE_MAX || tr_grow((void **)&s->a, &s->capa, s->na, sizeof *s->a, 16))
         return -1;
     if (s->r[r].allocations++)
         flag(s, i, TR_ADVICE_REPEATED_ALLOCATION);
@@ -313,7 +300,6 @@ int tr_advice_run(tr_advice_op *ops, size_t n, uint8_t *category)
     free(s.r);
     free(s.slots);
     free(s.devs);
-    free(s.epochs);
     free(ord);
     return rc;
 }

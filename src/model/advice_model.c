@@ -4,18 +4,13 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "common/grow.h"
 #include "journal/data_op.h"
 
 static int push(tr_advice_model *am, tr_advice_op op)
 {
-    if (am->n == am->cap) {
-        size_t c = am->cap ? 2 * am->cap : 256;
-        tr_advice_op *o = realloc(am->ops, c * sizeof *o);
-        if (!o)
-            return -1;
-        am->ops = o;
-        am->cap = c;
-    }
+    if (tr_grow((void **)&am->ops, &am->cap, am->n, sizeof *am->ops, 256))
+        return -1;
     am->ops[am->n++] = op;
     return 0;
 }
