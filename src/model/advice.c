@@ -34,8 +34,8 @@ typedef struct content {
     uint64_t to_epoch;
 } content;
 
-typedef struct allocation {
-    int device, live;
+typedef struct allocation { /* a live one: freed ones are taken out */
+    int device;
     uint64_t host, bytes, dev_addr;
     uint64_t epoch;       /* the device's kernel epoch at the alloc */
     size_t alloc_op;
@@ -55,7 +55,7 @@ typedef struct range {
 typedef struct state {
     const tr_advice_op *ops;
     uint8_t *cat;
-    allocation *a;
+    allocation *a;        /* the live allocations */
     size_t na, capa;
     range *r;
     size_t nr, capr;
@@ -121,7 +121,7 @@ static allocation *holding(state *s, int device, uint64_t host, uint64_t bytes)
 {
     for (size_t i = s->na; i-- > 0;) {
         allocation *a = &s->a[i];
-        if (a->live && a->device == device && host >= a->host && host - a->host <= a->bytes &&
+        if (a->device == device && host >= a->host && host - a->host <= a->bytes &&
             bytes <= a->bytes - (host - a->host))
             return a;
     }
@@ -166,7 +166,7 @@ static int on_alloc(state *s, size_t i, const tr_advice_op *o, uint64_t epoch)
         return -1;
     if (s->r[r].allocations++)
         flag(s, i, TR_ADVICE_REPEATED_ALLOCATION);
-    s->a[s->na++] = (allocation){.device = o->device, .live = 1, .host = o->host, .bytes = o->bytes,
+    s->a[s->na++] = (allocation){.device = o->device, .host = o->host, .bytes = o->bytes,
                                  .dev_addr = o->dev_addr, .epoch = epoch, .alloc_op = i, .range = r};
     return 0;
 }
@@ -175,9 +175,8 @@ static void on_delete(state *s, size_t i, const tr_advice_op *o, uint64_t epoch)
 {
     for (size_t k = s->na; k-- > 0;) {
         allocation *a = &s->a[k];
-        if (!a->live || a->device != o->device || a->dev_addr != o->dev_addr)
+        if (a->device != o->device || a->dev_addr != o->dev_addr)
             continue;
-        a->live = 0;
         if (a->epoch == epoch) {
             /* Not needed at all outranks needed only once. */
             s->cat[a->alloc_op] = TR_ADVICE_UNUSED_ALLOCATION;
@@ -186,9 +185,9 @@ static void on_delete(state *s, size_t i, const tr_advice_op *o, uint64_t epoch)
         for (size_t j = 0; j < a->nc; j++)
             if (a->c[j].to_op != SIZE_MAX && a->c[j].to_epoch == epoch)
                 flag(s, a->c[j].to_op, TR_ADVICE_UNUSED_TRANSFER);
+        /* Gone: taken out, so that the live ones stay few to search. */
         free(a->c);
-        a->c = 0;
-        a->nc = a->capc = 0;
+        s->a[k] = s->a[--s->na];
         return;
     }
 }
