@@ -132,6 +132,7 @@ def python_summary(t, props):
         "regions": truth["regions"],
         "per_device": st.per_device_list(truth),
         "config": dict(st.config_of(props)),
+        "advice": st.advice_groups(t),
     }
 
 

@@ -78,6 +78,10 @@
 #define TRV_ATTR_INCOMPLETE "incomplete"
 #define TRV_ATTR_SRC_DEVICE "src_device"
 #define TRV_ATTR_DST_DEVICE "dst_device"
+#define TRV_ATTR_SRC_ADDR "src_addr"
+#define TRV_ATTR_DST_ADDR "dst_addr"
+/* data mapping advice (issue 37): the pattern a data op belongs to */
+#define TRV_ATTR_ADVICE "advice"
 #define TRV_ATTR_MPIT_DROPPED "mpit_dropped"
 #define TRV_ATTR_MPIT_EVENT_TYPE "mpit_event_type"
 #define TRV_ATTR_LOST "lost" /* MeasurementOnOff(OFF): events dropped in that gap */

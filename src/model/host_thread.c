@@ -66,6 +66,9 @@ static void data_op(tr_host *h, const tr_record *r, const tr_record *end)
     uint64_t hash;
     if (content_hash(p->m, r, end, &hash))
         tr_host_attr(h, TR_ATTR_CONTENT_HASH, hash);
+    int advice = tr_advice_model_category(&p->m->advice, r->id);
+    if (advice)
+        tr_host_text(h, TR_ATTR_ADVICE, tr_advice_name(advice));
     /* The host side of the op, named when it is a global variable. */
     uint64_t host = freed.has_host ? freed.host : tr_data_op_host_addr(r);
     const tr_jvariable *var = host ? tr_journal_variable_at(p->m->jd, host, r->time) : 0;

@@ -87,6 +87,7 @@ void tr_model_free(tr_model *m)
     free(m->has_omp);
     tr_link_model_free(&m->links);
     tr_u64map_free(&m->hashes);
+    tr_advice_model_free(&m->advice);
     tr_mpit_model_free(&m->mpit);
     tr_collected_free(&m->mpit_kept);
     if (m->jd) {

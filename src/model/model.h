@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "journal/journal_load.h"
+#include "model/advice_model.h"
 #include "model/link_model.h"
 #include "model/model_event.h"
 #include "model/mpit_model.h"
@@ -76,6 +77,7 @@ typedef struct tr_model {
     uint64_t target_maps;
     tr_link_model links;     /* declare-target-link mappings */
     tr_u64map hashes;        /* host_op_id of a transfer -> XXH3 of its host bytes (TRACER_HASH) */
+    tr_advice_model advice;  /* data mapping advice: the category of each flagged data op */
     tr_mpit_model mpit;      /* MPI_T events, one stream per source (after the pass) */
     tr_collected mpit_kept;  /* per stream, the MPI_T records the pass copied (mpit points into them) */
 } tr_model;

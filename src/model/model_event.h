@@ -58,6 +58,7 @@ enum tr_attr {
     TR_ATTR_OMP_ARG2,
     TR_ATTR_THREAD,
     TR_ATTR_CONTENT_HASH,
+    TR_ATTR_ADVICE,
     TR_ATTR_COUNT
 };
 
@@ -65,6 +66,7 @@ enum tr_attr {
 static inline int tr_attr_is_text(int a)
 {
     return a == TR_ATTR_FILE || a == TR_ATTR_DEVICE_TYPE || a == TR_ATTR_VARIABLE || a == TR_ATTR_MPIT_TIME_BASE ||
+           a == TR_ATTR_ADVICE ||
            a == TR_ATTR_MPIT_EVENT_TYPE;
 }
 

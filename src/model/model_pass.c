@@ -79,9 +79,10 @@ static int run_hashed(const tr_journal_data *jd)
 
 /* What needs the whole run, read before the pass: whether a link
  * mapping's reference pointer is ever written (a journal that names link
- * variables has its data op ends read into the link model), and the
- * content hash of each transfer, which a copy from the device gets only
- * at the end of its construct (ompt_callbacks.c). */
+ * variables has its data op ends read into the link model), the content
+ * hash of each transfer, which a copy from the device gets only at the end
+ * of its construct (ompt_callbacks.c), and the data mapping advice, which
+ * an op's events carry though what decides it may come much later. */
 static int data_prepass(tr_model *m)
 {
     const tr_journal_data *jd = m->jd;
@@ -111,6 +112,8 @@ static int data_prepass(tr_model *m)
                     rc = -1;
                 continue;
             }
+            if (hashes && tr_advice_model_add(&m->advice, r))
+                rc = -1;
             if (!links || !link_wanted(r))
                 continue;
             if (tr_grow((void **)&st->rec, &cap, st->n, sizeof *st->rec, 16))
@@ -122,6 +125,8 @@ static int data_prepass(tr_model *m)
     }
     if (!rc && links)
         rc = tr_link_model_build(jd, &ops, &m->links);
+    if (!rc && hashes)
+        rc = tr_advice_model_finish(&m->advice, &m->hashes);
     tr_collected_free(&ops);
     return rc;
 }

@@ -145,6 +145,17 @@ struct tr_omp_parallel {
     size_t n_threads;
 };
 
+/* Data ops of one advice category at one construct on one variable. */
+struct tr_advice_group {
+    char *category; /* "duplicate_transfer", "round_trip", ... (owned) */
+    char *source;   /* the construct's region, e.g. "target update (app.c:34)"; NULL unknown (owned) */
+    char *variable; /* the host variable where tracer knows it, else NULL (owned) */
+    int rank;       /* an MPI job's rank ("rank <N>" location group), -1 a single process */
+    uint64_t count;   /* flagged ops (an unused allocation counts its alloc) */
+    uint64_t bytes;   /* their bytes: moved, or allocated */
+    uint64_t time_ns; /* their own time, an unused allocation's delete included: what removing them saves */
+};
+
 struct tr_summary {
     char *trace_path; /* the traces.otf2 anchor that was read (owned) */
     uint64_t duration_ns;
@@ -178,6 +189,10 @@ struct tr_summary {
     uint64_t stale_link_pointers;
     struct tr_kernel_count *stale_by_variable; /* name = variable ("?" when unnamed) */
     size_t n_stale_by_variable;
+    /* Data mapping advice (issue 37): the data ops flagged in the archive
+     * (attribute "advice"), grouped; the costliest first. */
+    struct tr_advice_group *advice;
+    size_t n_advice;
     /* MPI_T: sources the MPI reported, events recorded and drops reported,
      * from the TRACER::MPIT::SOURCE::* properties; locations named
      * "MPI_T source ..." are not host threads. */

@@ -42,7 +42,7 @@ static int tr_count_name(struct tr_kernel_count **v, size_t *n, const char *name
 
 /* Attribute types follow the spec, but accept any integer type so a writer
  * that widens a field does not silently zero the counts. */
-static bool tr_attr_u64(OTF2_AttributeList *list, OTF2_AttributeRef id, uint64_t *value)
+bool tr_attr_u64(OTF2_AttributeList *list, OTF2_AttributeRef id, uint64_t *value)
 {
     if (!list || id == OTF2_UNDEFINED_ATTRIBUTE || !OTF2_AttributeList_TestAttributeByID(list, id))
         return false;
@@ -63,7 +63,7 @@ static bool tr_attr_u64(OTF2_AttributeList *list, OTF2_AttributeRef id, uint64_t
     }
 }
 
-static const char *tr_attr_str(const struct tr_state *st, OTF2_AttributeList *list, OTF2_AttributeRef id)
+const char *tr_attr_str(const struct tr_state *st, OTF2_AttributeList *list, OTF2_AttributeRef id)
 {
     OTF2_StringRef ref;
     if (!list || id == OTF2_UNDEFINED_ATTRIBUTE || !OTF2_AttributeList_TestAttributeByID(list, id) ||
@@ -249,7 +249,7 @@ static OTF2_CallbackCode tr_evt_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, vo
         if (tr_attr_u64(attrs, dev_attr, &device) && device <= INT32_MAX && !(f->dev = tr_dev_slot(st, l->group, (int64_t)device)))
             goto oom;
     }
-    if (tr_omp_enter(st, l, r, f) != 0)
+    if (tr_omp_enter(st, l, r, f) != 0 || tr_advice_enter(st, l, f, attrs) != 0)
         goto oom;
     l->omp_after_overhead = false;
     l->depth++;
@@ -264,6 +264,8 @@ void tr_close_top(struct tr_state *st, struct tr_loc *l, uint64_t t)
 {
     struct tr_frame *f = &l->stack[--l->depth];
     uint64_t incl = t > f->enter ? t - f->enter : 0;
+    if (f->advice && tr_advice_close(st, f, incl) != 0)
+        st->oom = true;
     struct tr_rstat *s = tr_rstat_of(st, f->r, l->kind); /* made at the Enter */
     if (s) {
         s->excl_ticks += incl > f->child ? incl - f->child : 0;

@@ -97,6 +97,7 @@ int tr_finish(struct tr_state *st)
         devs[i].s.name = NULL; /* moved */
     }
     out->n_device_stats = st->devs.n;
+    tr_advice_finish(out, res);
     st->devs.n = 0;
 
     for (size_t i = 0; i < st->mpit.n; i++) {

@@ -135,6 +135,16 @@ struct tr_frame {
     uint64_t bytes;
     uint64_t wait;         /* ticks of the outermost waiting states inside it */
     size_t ompstat;        /* parallel regions: 1 + index into tr_state.ompstats */
+    const char *advice;    /* data mapping advice: its category, NULL none (tr_state.strings) */
+    const char *advice_var, *advice_source;
+    int advice_rank;
+    uint64_t advice_bytes, advice_addr;
+};
+
+/* An unused allocation's device address, until its delete adds its time. */
+struct tr_advice_alloc {
+    uint64_t addr;
+    size_t group; /* index into tr_summary.advice */
 };
 
 /* A location. Starts with its 64-bit id: sorted by tr_cmp_id64, and
@@ -189,6 +199,10 @@ struct tr_state {
     OTF2_AttributeRef attr_bytes;
     OTF2_AttributeRef attr_incomplete;
     OTF2_AttributeRef attr_variable;
+    OTF2_AttributeRef attr_advice;
+    OTF2_AttributeRef attr_src_addr;
+    OTF2_AttributeRef attr_dst_addr;
+    struct otr_vec advice_open; /* struct tr_advice_alloc: unused allocations whose delete is to come */
     OTF2_AttributeRef attr_src_device;
     OTF2_AttributeRef attr_dst_device;
     OTF2_AttributeRef attr_mpit_dropped;
@@ -302,5 +316,17 @@ int tr_finish(struct tr_state *st);
 
 /* The host OpenMP part of the report, once every region is closed. */
 int tr_finish_omp(struct tr_state *st);
+
+/* An Enter's attribute @id as a number or a string (NULL: absent). */
+bool tr_attr_u64(OTF2_AttributeList *list, OTF2_AttributeRef id, uint64_t *value);
+const char *tr_attr_str(const struct tr_state *st, OTF2_AttributeList *list, OTF2_AttributeRef id);
+
+/* summary_advice.c: a flagged data op's frame was opened (@attrs: its
+ * Enter's) or closed after @incl ticks. Return 0, -1 out of memory. */
+int tr_advice_enter(struct tr_state *st, struct tr_loc *l, struct tr_frame *f, OTF2_AttributeList *attrs);
+int tr_advice_close(struct tr_state *st, const struct tr_frame *f, uint64_t incl);
+/* Ticks to ns, the costliest groups first. */
+void tr_advice_finish(struct tr_summary *out, uint64_t timer_resolution);
+void tr_advice_free(struct tr_summary *out);
 
 #endif

@@ -47,6 +47,54 @@ static const char *tr_plural(uint64_t n, const char *one, const char *many)
 }
 
 /* " a x2, c x1" */
+/* What each advice category asks the user to change (src/model/advice.h
+ * defines the categories). */
+static const struct {
+    const char *category, *change;
+} advice_hints[] = {
+    {"duplicate_transfer", "the device already holds these bytes: drop the copy (map(alloc:) or present, no update to)"},
+    {"round_trip", "the bytes came back and went out again unchanged: keep them on the device (target data around both)"},
+    {"repeated_allocation", "the same host range is mapped again and again: map it once (target data or enter/exit data around the loop)"},
+    {"unused_allocation", "no kernel ran on the device while it was mapped: remove the mapping"},
+    {"unused_transfer", "overwritten or freed before any kernel ran or any copy read it back: remove this copy"},
+};
+
+/* The data mapping advice: one line per group, the costliest first, then
+ * what to change for each category seen. */
+static void tr_print_advice(FILE *fp, const struct tr_summary *s)
+{
+    if (!s->n_advice)
+        return;
+    uint64_t ns = 0, moved = 0, n = 0;
+    for (size_t i = 0; i < s->n_advice; i++) {
+        ns += s->advice[i].time_ns;
+        n += s->advice[i].count;
+        if (strstr(s->advice[i].category, "transfer") || !strcmp(s->advice[i].category, "round_trip"))
+            moved += s->advice[i].bytes;
+    }
+    fprintf(fp, "data mapping: %llu %s in %zu %s; removing them saves %.3f ms and %llu bytes moved:\n",
+            (unsigned long long)n, tr_plural(n, "data operation to remove", "data operations to remove"),
+            s->n_advice, tr_plural(s->n_advice, "place", "places"), (double)ns / 1e6, (unsigned long long)moved);
+    fprintf(fp, "  %-20s %7s %12s %12s  %s\n", "category", "count", "bytes", "time us", "where (variable)");
+    for (size_t i = 0; i < s->n_advice; i++) {
+        const struct tr_advice_group *g = &s->advice[i];
+        fprintf(fp, "  %-20s %7llu %12llu %12.3f  ", g->category, (unsigned long long)g->count,
+                (unsigned long long)g->bytes, (double)g->time_ns / 1e3);
+        if (g->rank >= 0)
+            fprintf(fp, "rank %d: ", g->rank);
+        fputs(g->source ? g->source : "?", fp);
+        if (g->variable)
+            fprintf(fp, " (%s)", g->variable);
+        fputc('\n', fp);
+    }
+    for (size_t k = 0; k < sizeof advice_hints / sizeof *advice_hints; k++)
+        for (size_t i = 0; i < s->n_advice; i++)
+            if (!strcmp(s->advice[i].category, advice_hints[k].category)) {
+                fprintf(fp, "  %s: %s\n", advice_hints[k].category, advice_hints[k].change);
+                break;
+            }
+}
+
 static void tr_put_counts(FILE *fp, const struct tr_kernel_count *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -418,6 +466,7 @@ void tr_summary_print_text(FILE *fp, const struct tr_summary *s, size_t top)
         tr_put_counts(fp, s->stale_by_variable, s->n_stale_by_variable);
         fputc('\n', fp);
     }
+    tr_print_advice(fp, s);
     if (s->mpit_status[0]) {
         fprintf(fp, "MPI_T: %llu %s on %llu %s", (unsigned long long)s->mpit_events,
                 tr_plural(s->mpit_events, "event", "events"), (unsigned long long)s->mpit_sources,
@@ -651,6 +700,32 @@ void tr_summary_print_json(FILE *fp, const struct tr_summary *s)
         }
         fputc('}', fp);
     }
+    /* Always present: an empty list says the run was looked at and is clean
+     * (or was not hashed: see "config"). */
+    fputs(",\"advice\":[", fp);
+    for (size_t i = 0; i < s->n_advice; i++) {
+        const struct tr_advice_group *g = &s->advice[i];
+        fputs(i ? ",{\"category\":" : "{\"category\":", fp);
+        tr_json_string(fp, g->category);
+        fprintf(fp, ",\"count\":%llu,\"bytes\":%llu,\"time_ns\":%llu,\"source\":", (unsigned long long)g->count,
+                (unsigned long long)g->bytes, (unsigned long long)g->time_ns);
+        if (g->source)
+            tr_json_string(fp, g->source);
+        else
+            fputs("null", fp);
+        fputs(",\"variable\":", fp);
+        if (g->variable)
+            tr_json_string(fp, g->variable);
+        else
+            fputs("null", fp);
+        fprintf(fp, ",\"saved_time_ns\":%llu,\"saved_bytes\":%llu,\"rank\":", (unsigned long long)g->time_ns,
+                (unsigned long long)g->bytes);
+        if (g->rank >= 0)
+            fprintf(fp, "%d}", g->rank);
+        else
+            fputs("null}", fp);
+    }
+    fputc(']', fp);
     if (s->mpit_status[0]) {
         fprintf(fp, ",\"mpit\":{\"sources\":%llu,\"events\":%llu,\"dropped\":%llu,\"order_violations\":%llu,"
                     "\"status\":",

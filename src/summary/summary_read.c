@@ -86,6 +86,7 @@ static void tr_state_free(struct tr_state *st)
     free(st->rgroups.v);
     free(st->rstats.v);
     free(st->attrs.v);
+    free(st->advice_open.v);
     struct tr_loc *locs = st->locations.v;
     for (size_t i = 0; i < st->locations.n; i++) {
         free(locs[i].stack);
@@ -118,6 +119,7 @@ static void tr_counts_free(struct tr_kernel_count *v, size_t n)
 void tr_summary_free(struct tr_summary *s)
 {
     tr_counts_free(s->link_maps, s->n_link_maps);
+    tr_advice_free(s);
     tr_counts_free(s->stale_by_variable, s->n_stale_by_variable);
     tr_counts_free(s->kernels, s->n_kernels);
     for (size_t i = 0; i < s->n_regions; i++) {
@@ -160,6 +162,9 @@ int tr_summary_collect(const char *path, struct tr_summary *out, char *err, size
         .attr_bytes = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_incomplete = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_variable = OTF2_UNDEFINED_ATTRIBUTE,
+        .attr_advice = OTF2_UNDEFINED_ATTRIBUTE,
+        .attr_src_addr = OTF2_UNDEFINED_ATTRIBUTE,
+        .attr_dst_addr = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_src_device = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_dst_device = OTF2_UNDEFINED_ATTRIBUTE,
         .attr_mpit_dropped = OTF2_UNDEFINED_ATTRIBUTE,

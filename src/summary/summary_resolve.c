@@ -203,10 +203,12 @@ int tr_resolve_defs(struct tr_state *st)
     const struct tr_attr *attrs = st->attrs.v;
     static const char *const attr_names[] = {TRV_ATTR_BYTES, TRV_ATTR_VARIABLE, TRV_ATTR_INCOMPLETE,
                                              TRV_ATTR_SRC_DEVICE, TRV_ATTR_DST_DEVICE,
-                                             TRV_ATTR_MPIT_DROPPED, TRV_ATTR_MPIT_EVENT_TYPE, TRV_ATTR_LOST};
+                                             TRV_ATTR_MPIT_DROPPED, TRV_ATTR_MPIT_EVENT_TYPE, TRV_ATTR_LOST,
+                                             TRV_ATTR_ADVICE, TRV_ATTR_SRC_ADDR, TRV_ATTR_DST_ADDR};
     OTF2_AttributeRef *attr_refs[] = {&st->attr_bytes, &st->attr_variable, &st->attr_incomplete,
                                       &st->attr_src_device, &st->attr_dst_device, &st->attr_mpit_dropped,
-                                      &st->attr_mpit_event_type, &st->attr_lost};
+                                      &st->attr_mpit_event_type, &st->attr_lost, &st->attr_advice,
+                                      &st->attr_src_addr, &st->attr_dst_addr};
     for (size_t i = 0; i < st->attrs.n; i++) {
         const char *name = tr_str(st, attrs[i].name);
         for (size_t k = 0; name && k < sizeof attr_names / sizeof *attr_names; k++)

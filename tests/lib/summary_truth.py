@@ -324,3 +324,50 @@ def text_tail(js, top=10):
     """The lines after the existing report's, from a --json report."""
     return (text_regions(js.get("regions", []), top) + text_devices(js.get("per_device", []))
             + text_mpit(js.get("mpit_by_source", {})) + text_config(js.get("config", {})))
+
+
+def advice_groups(t):
+    """What `tracer summary --json` must list as "advice", from the archive's
+    flagged data ops (attribute "advice"), with the Python reader: per
+    (category, the enclosing region's name, variable) the count, bytes and
+    time; an unused allocation's delete (paired by device address) adds its
+    time to its allocation's group. Costliest first, as the report orders."""
+    groups = collections.OrderedDict()
+    open_unused = {}
+    for loc in t.events:
+        if location_kind(loc) != "host thread":
+            continue
+        stack = []
+        for ev in t.events[loc]:
+            if isinstance(ev, otf2.events.Enter):
+                stack.append(ev)
+            elif isinstance(ev, otf2.events.Leave) and stack:
+                enter = stack.pop()
+                cat = attr(enter, "advice")
+                if cat is None:
+                    continue
+                ticks = ev.time - enter.time
+                canon = enter.region.canonical_name
+                if cat == "unused_allocation" and canon in ("delete", "delete async"):
+                    key = open_unused.pop(attr(enter, "src_addr"), None)
+                    if key is not None:
+                        groups[key]["time_ns"] += ticks
+                    continue
+                source = region_key(stack[-1].region)[0] if stack else None
+                m = re.match(r"rank (\d+)$", loc.group.name or "")
+                rank = int(m.group(1)) if m else None
+                key = (cat, source, attr(enter, "variable"), rank)
+                g = groups.setdefault(key, {"category": cat, "count": 0, "bytes": 0, "time_ns": 0,
+                                            "source": source, "variable": key[2], "rank": rank})
+                g["count"] += 1
+                g["bytes"] += attr(enter, "bytes", 0)
+                g["time_ns"] += ticks
+                if cat == "unused_allocation" and attr(enter, "dst_addr"):
+                    open_unused[attr(enter, "dst_addr")] = key
+    out = []
+    for g in groups.values():
+        g["saved_time_ns"], g["saved_bytes"] = g["time_ns"], g["bytes"]
+        out.append(g)
+    out.sort(key=lambda g: (-g["time_ns"], -g["bytes"], -1 if g["rank"] is None else g["rank"],
+                            g["category"], g["source"] or ""))
+    return out
