@@ -241,7 +241,6 @@ def check_against_log(c, what, t, log, locations=None, ordered=True, globals_=()
 
 
 def check_devices(c, what, t, binary, device_locs=None):
-    A_ = A
     want_type = ("sm_%d" % SM) if fake_dir() else None
     size = image_size(binary)
     for loc in (device_locs if device_locs is not None else t.locations):
@@ -250,13 +249,13 @@ def check_devices(c, what, t, binary, device_locs=None):
                 continue
             cn = ev.region.canonical_name
             if cn == "device initialize":
-                typ = A_(ev, "device_type")
+                typ = A(ev, "device_type")
                 if want_type:
-                    c.equal(typ, want_type, "%s: device_type of device %r" % (what, A_(ev, "device")))
+                    c.equal(typ, want_type, "%s: device_type of device %r" % (what, A(ev, "device")))
                 else:
                     c.check(typ and re.match(r"sm_\d+$", typ), "%s: device_type %r" % (what, typ))
             elif cn == "device load":
-                c.equal(A_(ev, "bytes"), size, "%s: device load bytes (the embedded image)" % what)
+                c.equal(A(ev, "bytes"), size, "%s: device load bytes (the embedded image)" % what)
 
 
 class Run:
@@ -282,6 +281,14 @@ class Run:
             print("kept", self.tmp)
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def recover(c, r):
+    """`tracer recover` of the run's output directory, which must succeed."""
+    q = subprocess.run([h.env_path("TEST_TRACER_CLI"), "recover", r.out], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=h.base_env(), timeout=120)
+    r.procs.append((["tracer", "recover"], q))
+    c.equal(q.returncode, 0, "tracer recover exit code")
 
 
 def no_sanitizer(c, what, p):
@@ -381,16 +388,12 @@ def case_crash(c):
     """SIGKILL after step 1 of 4; `tracer recover` writes what the journal
     and the in-flight buffers hold: every op the log shows."""
     binary = h.env_path("TEST_GPU_STEPS_BIN")
-    cli = h.env_path("TEST_TRACER_CLI")
     r = Run("crash")
     try:
         p = r.run([binary, "4", "1"], extra={"TRACER_FLUSH_INTERVAL": "1h"})
         c.equal(p.returncode, -9, "killed by SIGKILL")
         c.equal(p.stdout.decode().count("\n"), 2, "stdout lines up to the kill (steps 0 and 1)")
-        q = subprocess.run([cli, "recover", r.out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           env=h.base_env(), timeout=120)
-        r.procs.append((["tracer", "recover"], q))
-        c.equal(q.returncode, 0, "tracer recover exit code")
+        recover(c, r)
         t = h.open_checked_trace(c, "crash", os.path.join(r.out, "traces.otf2"))
         if t is not None:
             log = Log(p.stderr.decode(errors="replace"))
@@ -457,10 +460,7 @@ def case_fail(c):
         c.check("injected failure: launch call 2" in err, "the double's injection line")
         c.check(re.search(r"^tracer: SIGABRT ends the run.*'tracer recover ", err, re.M),
                 "tracer's line on the abort")
-        q = subprocess.run([h.env_path("TEST_TRACER_CLI"), "recover", r.out], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=h.base_env(), timeout=120)
-        r.procs.append((["tracer", "recover"], q))
-        c.equal(q.returncode, 0, "tracer recover exit code")
+        recover(c, r)
         t = h.open_checked_trace(c, "fail", os.path.join(r.out, "traces.otf2"))
         if t is not None:
             log = Log(err)
@@ -491,10 +491,7 @@ def case_fail_copy(c):
         err = p.stderr.decode(errors="replace")
         c.check(p.returncode != 0, "the runtime ends the program when a copy fails (rc %d)" % p.returncode)
         c.check("injected failure: htod call 2" in err, "the double's injection line")
-        q = subprocess.run([h.env_path("TEST_TRACER_CLI"), "recover", r.out], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=h.base_env(), timeout=120)
-        r.procs.append((["tracer", "recover"], q))
-        c.equal(q.returncode, 0, "tracer recover exit code")
+        recover(c, r)
         t = h.open_checked_trace(c, "fail copy", os.path.join(r.out, "traces.otf2"))
         if t is not None:
             log = Log(err)
